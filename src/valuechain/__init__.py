@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from valuechain._version import __version__
+from valuechain.api import Store, decode, open
+from valuechain.errors import ValuechainError
 
-__all__ = ["__version__"]
+__all__ = ["Store", "ValuechainError", "__version__", "decode", "open"]

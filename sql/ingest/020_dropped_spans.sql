@@ -1,0 +1,14 @@
+-- Exact duplicates (same trace id, span id and content hash) of a span already in the store or
+-- earlier in this source: kept once, counted (TRACE-FORMAT §5.2 I_DUPLICATE_IDENTICAL).
+-- Grain: one row per dropped span. Reads: new_spans, core.spans.
+CREATE OR REPLACE TEMP TABLE dropped_spans AS
+SELECT n.span_row
+FROM new_spans n
+WHERE EXISTS (
+        SELECT 1 FROM core.spans s
+        WHERE s.trace_id = n.trace_id AND s.span_id = n.span_id
+          AND s.content_hash = n.content_hash)
+   OR EXISTS (
+        SELECT 1 FROM new_spans m
+        WHERE m.trace_id = n.trace_id AND m.span_id = n.span_id
+          AND m.content_hash = n.content_hash AND m.span_row < n.span_row);

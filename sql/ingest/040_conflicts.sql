@@ -1,0 +1,17 @@
+-- Conflicting duplicates: one (trace id, span id) with different content. All rows are kept and
+-- share a dup_group (the smallest span_row of the group) (TRACE-FORMAT §5.2 W_DUPLICATE_CONFLICT).
+-- Grain: one row per conflicting key touched by this source. Reads: new_spans, core.spans.
+CREATE OR REPLACE TEMP TABLE conflicts AS
+WITH kept_new AS (
+    SELECT trace_id, span_id, span_row, content_hash FROM new_spans
+    WHERE span_row NOT IN (SELECT span_row FROM dropped_spans)
+), candidates AS (
+    SELECT trace_id, span_id, span_row, content_hash FROM kept_new
+    UNION ALL
+    SELECT s.trace_id, s.span_id, s.span_row, s.content_hash
+    FROM core.spans s SEMI JOIN kept_new k ON s.trace_id = k.trace_id AND s.span_id = k.span_id
+)
+SELECT trace_id, span_id, min(span_row) AS dup_group
+FROM candidates
+GROUP BY trace_id, span_id
+HAVING count(DISTINCT content_hash) > 1;

@@ -1,0 +1,7 @@
+-- How many spans and attributes of this source were exact duplicates.
+-- Grain: one row. Reads: dropped_spans, dropped_owners, new_attributes.
+SELECT
+    (SELECT count(*) FROM dropped_spans) AS spans_deduplicated,
+    (SELECT count(*) FROM new_attributes a
+     SEMI JOIN dropped_owners d ON d.owner_type = a.owner_type AND d.owner_row = a.owner_row)
+                                         AS attributes_deduplicated;

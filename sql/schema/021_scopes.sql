@@ -1,0 +1,9 @@
+-- Grain: one row per ScopeSpans envelope. Reads: nothing.
+CREATE TABLE IF NOT EXISTS core.scopes (
+    scope_row                BIGINT PRIMARY KEY,
+    resource_row             BIGINT NOT NULL,
+    name                     VARCHAR,
+    version                  VARCHAR,
+    schema_url               VARCHAR,
+    dropped_attributes_count UINTEGER NOT NULL
+);

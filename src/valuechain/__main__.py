@@ -1,0 +1,5 @@
+"""``python -m valuechain``."""
+
+from valuechain.cli import main
+
+main()

@@ -1,0 +1,64 @@
+"""The Python face of valuechain; it mirrors the CLI verbs and returns polars frames.
+
+>>> import valuechain
+>>> store = valuechain.open("valuechain.duckdb")
+>>> report = store.import_paths(["exports/"])
+>>> store.sql("SELECT count(*) FROM spans")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import polars as pl
+
+from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
+from valuechain.pipeline import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.store import Database, open_database
+
+
+class Store:
+    """A valuechain store: import exports, query the tables and views with SQL."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @property
+    def path(self) -> str:
+        return self.db.path
+
+    def import_paths(self, paths: Iterable[str | Path], *, strict: bool = False,
+                     salvage: bool = False, on_progress: ProgressFn | None = None,
+                     **decode_options: Any) -> ImportReport:
+        """Import files, directories and globs; one transaction per source."""
+        options = ImportOptions(strict=strict,
+                                decode=DecodeOptions(salvage=salvage, **decode_options))
+        return import_paths(self.db, paths, options, on_progress)
+
+    def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+        """Run SQL over the store's tables and views."""
+        return self.db.sql(query, params)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+def open(path: str | Path | None = None, *, read_only: bool = False) -> Store:  # noqa: A001
+    """Open (creating if needed) a store; ``None`` means ``$VALUECHAIN_STORE`` or the default."""
+    return Store(open_database(path, read_only=read_only))
+
+
+def decode(data: bytes | dict[str, Any], source: str = "<memory>", *,
+           salvage: bool = False) -> DecodedSource:
+    """Decode one export's bytes into Arrow span tables, issues and accounting (pure)."""
+    return decode_export(data, source, DecodeOptions(salvage=salvage))

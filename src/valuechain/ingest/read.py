@@ -1,0 +1,72 @@
+"""The I/O shell of ingest: which files a user meant, in which order, and their bytes.
+
+Directories and globs expand to export files; rotated collector files are read in rotation
+order, oldest first, the live file last (TRACE-FORMAT §5.3).
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+EXPORT_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".gz", ".zst", ".zstd", ".pb",
+                             ".otlp", ".bin", ".proto"})
+# data.json → data-2022-09-14T05-02-14.173.json (the collector's rotation naming)
+_ROTATED = re.compile(r"^(?P<stem>.+)-(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)"
+                      r"(?P<ext>(?:\.[^.]+)*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Missing:
+    """A path or pattern that matched nothing."""
+
+    pattern: str
+
+
+def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing]:
+    """Files named by ``patterns`` (files, directories, globs), each once, in reading order."""
+    out: list[Path | Missing] = []
+    seen: set[Path] = set()
+    for pattern in patterns:
+        text = str(pattern)
+        path = Path(text)
+        if path.is_dir():
+            found = [p for p in path.rglob("*")
+                     if p.is_file() and not _hidden(p.relative_to(path)) and _is_export(p)]
+        elif path.is_file():
+            found = [path]
+        else:
+            found = [Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file()]
+            if not found:
+                out.append(Missing(text))
+                continue
+        for file in rotation_order(found):
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append(file)
+    return out
+
+
+def rotation_order(files: Iterable[Path]) -> list[Path]:
+    """Sort so that each live file follows its rotated predecessors, oldest first."""
+
+    def key(path: Path) -> tuple[str, str, int, str]:
+        match = _ROTATED.match(path.name)
+        if match:
+            base = str(path.parent / (match["stem"] + match["ext"]))
+            return base, match["ts"], 0, path.name
+        return str(path), "", 1, path.name  # the live file sorts after its rotations
+
+    return sorted(files, key=key)
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def _is_export(path: Path) -> bool:
+    return bool(set(path.suffixes) & EXPORT_SUFFIXES)

@@ -1,0 +1,82 @@
+"""Scalar fields of OTLP/JSON: uint64 times, uint32 counts, enums, strings (TRACE-FORMAT §1.6).
+
+Each reader returns the value and, when the input was not canonical or not valid, a ``Note``
+with the issue to record; none of them raises on bad data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from valuechain.ingest.issues import Code
+
+INT64_MAX = (1 << 63) - 1
+UINT64_MAX = (1 << 64) - 1
+UINT32_MAX = (1 << 32) - 1
+
+SPAN_KINDS = {
+    "SPAN_KIND_UNSPECIFIED": 0, "SPAN_KIND_INTERNAL": 1, "SPAN_KIND_SERVER": 2,
+    "SPAN_KIND_CLIENT": 3, "SPAN_KIND_PRODUCER": 4, "SPAN_KIND_CONSUMER": 5,
+}
+STATUS_CODES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    code: Code
+    message: str
+
+
+_NUMERIC = Note(Code.I_NUMERIC_INT64, "a 64-bit integer written as a JSON number")
+
+
+def text(raw: Any) -> str | None:
+    """A string field; absent, null or a non-string reads as null."""
+    return raw if isinstance(raw, str) else None
+
+
+def _unsigned(raw: Any, limit: int, what: str) -> tuple[int | None, Note | None]:
+    if raw is None:
+        return None, None
+    if isinstance(raw, str):
+        if raw.isascii() and raw.isdigit():
+            value = int(raw)
+            if value <= limit:
+                return value, None
+        return None, Note(Code.W_INVALID_VALUE, f"not a decimal {what}")
+    if isinstance(raw, bool):
+        return None, Note(Code.W_INVALID_VALUE, f"a boolean where a {what} belongs")
+    if isinstance(raw, int):
+        if 0 <= raw <= limit:
+            return raw, _NUMERIC if limit == UINT64_MAX else None
+    elif isinstance(raw, float) and raw.is_integer() and 0 <= raw <= limit:
+        return int(raw), _NUMERIC
+    return None, Note(Code.W_INVALID_VALUE, f"not a {what}")
+
+
+def uint64(raw: Any) -> tuple[int | None, Note | None]:
+    """A fixed64 time: decimal string (canonical) or JSON number (accepted, noted)."""
+    return _unsigned(raw, UINT64_MAX, "uint64")
+
+
+def uint32(raw: Any) -> tuple[int | None, Note | None]:
+    """A uint32 count or fixed32 flags field."""
+    return _unsigned(raw, UINT32_MAX, "uint32")
+
+
+def enum(raw: Any, names: dict[str, int]) -> tuple[int | None, str | None, Note | None]:
+    """Return (int value, raw name when given as a name, note). Missing means 0."""
+    if raw is None:
+        return 0, None, None
+    if isinstance(raw, bool):
+        return None, None, Note(Code.W_INVALID_VALUE, "a boolean where an enum belongs")
+    if isinstance(raw, int):
+        if raw in names.values():
+            return raw, None, None
+        return raw, None, Note(Code.W_UNKNOWN_ENUM, f"unknown enum value {raw}")
+    if isinstance(raw, str):
+        if raw in names:
+            return names[raw], raw, Note(Code.I_ENUM_NAMES, "enum given by name")
+        return None, raw, Note(Code.W_UNKNOWN_ENUM, f"unknown enum name {raw!r}")
+    return None, None, Note(Code.W_INVALID_VALUE, "not an enum value")

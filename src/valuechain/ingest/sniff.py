@@ -1,0 +1,212 @@
+"""Framing of a source's bytes (TRACE-FORMAT §1.8): compression, then consecutive JSON values.
+
+Pure functions over bytes. ``decompress`` undoes gzip (several members allowed) under a size
+cap; ``split_values`` yields every JSON value of a single document, an NDJSON stream or
+concatenated pretty-printed documents, each with its line and byte offset, and a ``Broken``
+item for every stretch that does not parse (corrupt record, truncated tail).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from valuechain.ingest.issues import Code
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+BOM = b"\xef\xbb\xbf"
+DEFAULT_MAX_DECOMPRESSED = 4 << 30  # TRACE-FORMAT §7 decision 5
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Decompressed:
+    data: bytes
+    compression: str  # none | gzip
+    problem: Code | None = None  # E_TRUNCATED_COMPRESSION | E_TOO_LARGE
+    message: str | None = None
+
+
+def decompress(data: bytes, max_bytes: int = DEFAULT_MAX_DECOMPRESSED) -> Decompressed:
+    """Undo gzip if present; stop at ``max_bytes`` of output (a bomb is never fully inflated)."""
+    if not data.startswith(GZIP_MAGIC):
+        return Decompressed(data, "none")
+    out = bytearray()
+    rest = data
+    while rest:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            while True:
+                chunk = inflater.decompress(rest, _CHUNK)
+                out += chunk
+                if len(out) > max_bytes:
+                    return Decompressed(bytes(out[:max_bytes]), "gzip", Code.E_TOO_LARGE,
+                                        f"decompressed size exceeds the cap of {max_bytes} bytes")
+                rest = inflater.unconsumed_tail
+                if inflater.eof or not rest:
+                    break
+        except zlib.error as exc:
+            return Decompressed(bytes(out), "gzip", Code.E_TRUNCATED_COMPRESSION,
+                                f"the gzip stream is corrupt after {len(out)} bytes ({exc})")
+        if not inflater.eof:
+            return Decompressed(bytes(out), "gzip", Code.E_TRUNCATED_COMPRESSION,
+                                f"the gzip stream ends early, after {len(out)} "
+                                "decompressed bytes")
+        rest = inflater.unused_data.lstrip(b"\x00")  # trailing padding is not a member
+    return Decompressed(bytes(out), "gzip")
+
+
+@dataclass(slots=True)
+class Value:
+    """One parsed JSON value and where it starts."""
+
+    obj: Any
+    line: int
+    byte_offset: int
+    nonstandard: bool = False  # bare NaN/Infinity, or lone surrogates: read by the lenient path
+
+
+@dataclass(slots=True)
+class Broken:
+    """A stretch of input that is not a JSON value."""
+
+    code: Code  # E_INVALID_RECORD | E_TRUNCATED_RECORD | E_TRUNCATED_JSON
+    line: int
+    byte_offset: int
+    end_offset: int
+    message: str
+    raw: str = field(repr=False, default="")
+
+
+def split_values(data: bytes) -> Iterator[Value | Broken]:
+    """Yield the consecutive JSON values of ``data`` (BOM and leading whitespace stripped)."""
+    start = len(BOM) if data.startswith(BOM) else 0
+    body = data[start:]
+    if not body.strip():
+        return
+    try:
+        obj = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        yield Value(obj, _line_of(body, 0), start + _first_char(body))
+        return
+    first = body.lstrip().split(b"\n", 1)[0]
+    if _parses(first):
+        yield from _lines(body, start)
+    else:
+        yield from _concatenated(body, start)
+
+
+def _first_char(body: bytes) -> int:
+    return len(body) - len(body.lstrip())
+
+
+def _line_of(body: bytes, offset: int) -> int:
+    return body.count(b"\n", 0, offset + _first_char(body)) + 1
+
+
+def _parses(chunk: bytes) -> bool:
+    try:
+        orjson.loads(chunk)
+    except orjson.JSONDecodeError:
+        return _lenient(chunk.decode("utf-8", "replace"))[0]
+    return True
+
+
+def _constants() -> tuple[list[str], Any]:
+    seen: list[str] = []
+
+    def constant(name: str) -> float:
+        seen.append(name)
+        return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
+
+    return seen, constant
+
+
+def _lenient(text: str) -> tuple[bool, Any, bool]:
+    """Parse with the stdlib: (ok, value, whether bare NaN/Infinity tokens were used).
+
+    The stdlib accepts what orjson refuses and OTLP producers still write: bare NaN and
+    Infinity tokens (Python ``json.dumps``) and lone surrogate escapes.
+    """
+    seen, constant = _constants()
+    try:
+        return True, json.loads(text, parse_constant=constant), bool(seen)
+    except (json.JSONDecodeError, RecursionError):
+        return False, None, False
+
+
+def _lines(body: bytes, start: int) -> Iterator[Value | Broken]:
+    """NDJSON / JSON Lines: one value per non-empty line."""
+    offset = 0
+    lines = body.split(b"\n")
+    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
+    for number, raw in enumerate(lines, start=1):
+        here = offset
+        offset += len(raw) + 1
+        if not raw.strip():
+            continue
+        try:
+            yield Value(orjson.loads(raw), number, start + here)
+            continue
+        except orjson.JSONDecodeError as exc:
+            error = str(exc)
+        text = raw.decode("utf-8", "replace")
+        ok, obj, nonstandard = _lenient(text)
+        if ok:
+            yield Value(obj, number, start + here, nonstandard=nonstandard)
+            continue
+        tail = number - 1 == last and (not body.endswith(b"\n") or "end of data" in error)
+        code = Code.E_TRUNCATED_RECORD if tail else Code.E_INVALID_RECORD
+        what = "the last line ends inside a JSON value" if tail else f"not valid JSON ({error})"
+        yield Broken(code, number, start + here, start + here + len(raw), what, text)
+
+
+_RESYNC = re.compile(r"\n(?=[{\[])")
+
+
+def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
+    """Concatenated (pretty-printed) documents, or one document that does not parse."""
+    text = body.decode("utf-8", "replace")
+    seen, constant = _constants()
+    decoder = json.JSONDecoder(parse_constant=constant)
+    pos, line, byte_offset, parsed = 0, 1, start, 0
+    ws = re.compile(r"\s*")
+    while True:
+        skip = ws.match(text, pos)
+        assert skip is not None
+        line += text.count("\n", pos, skip.end())
+        byte_offset += len(text[pos:skip.end()].encode())
+        pos = skip.end()
+        if pos >= len(text):
+            return
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            at_eof = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+            resync = None if at_eof else _RESYNC.search(text, exc.pos)
+            end = resync.start() + 1 if resync else len(text)
+            raw = text[pos:end]
+            if resync is None and at_eof:
+                code = Code.E_TRUNCATED_RECORD if parsed else Code.E_TRUNCATED_JSON
+                message = "the input ends inside a JSON value"
+            else:
+                code = Code.E_INVALID_RECORD
+                message = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            yield Broken(code, line, byte_offset, byte_offset + len(raw.encode()), message, raw)
+        else:
+            parsed += 1
+            yield Value(obj, line, byte_offset, nonstandard=bool(seen))
+            seen.clear()
+        line += text.count("\n", pos, end)
+        byte_offset += len(text[pos:end].encode())
+        pos = end

@@ -1,0 +1,101 @@
+"""Rendering result frames for people and programs: table, CSV, JSON, Parquet.
+
+JSON follows DESIGN.md's conventions: one array of row objects keyed by column name; integers
+beyond ±2^53 as strings (raw nanosecond times would otherwise lose digits in JavaScript);
+timestamps ISO-8601 UTC; binary as lower-case hex; NaN and Infinity as null.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import math
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+from rich.table import Table
+
+JS_SAFE = (1 << 53) - 1
+
+
+class Format(StrEnum):
+    TABLE = "table"
+    CSV = "csv"
+    JSON = "json"
+    PARQUET = "parquet"
+
+
+def json_value(value: Any) -> Any:
+    """One value made JSON-safe per the conventions above."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value if -JS_SAFE <= value <= JS_SAFE else str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        return json_value(int(value) if value == value.to_integral_value() else float(value))
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.UTC)
+        return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, list | tuple):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    return str(value)
+
+
+def to_json(frame: pl.DataFrame) -> bytes:
+    """One JSON array of row objects keyed by column name."""
+    rows = [{k: json_value(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
+    return orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def to_csv(frame: pl.DataFrame) -> bytes:
+    flat = frame.with_columns(
+        pl.col(c).cast(pl.String) for c, t in frame.schema.items()
+        if t.is_nested() or t == pl.Binary or t == pl.Object)
+    return flat.write_csv().encode()
+
+
+def to_parquet(frame: pl.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.write_parquet(buffer)
+    return buffer.getvalue()
+
+
+def to_rich_table(frame: pl.DataFrame, title: str | None = None, max_rows: int = 200) -> Table:
+    table = Table(title=title, show_lines=False, header_style="bold")
+    for column in frame.columns:
+        table.add_column(column, overflow="fold")
+    for row in frame.head(max_rows).iter_rows():
+        table.add_row(*("∅" if v is None else str(json_value(v)) for v in row))
+    if frame.height > max_rows:
+        table.caption = f"{max_rows} of {frame.height} rows shown; use --format csv or --output"
+    return table
+
+
+def render_bytes(frame: pl.DataFrame, fmt: Format) -> bytes:
+    """Machine formats as bytes (table is rendered by the caller's console)."""
+    if fmt is Format.JSON:
+        return to_json(frame)
+    if fmt is Format.CSV:
+        return to_csv(frame)
+    if fmt is Format.PARQUET:
+        return to_parquet(frame)
+    raise ValueError(f"{fmt} is rendered by the console")
+
+
+def write_output(frame: pl.DataFrame, fmt: Format, output: Path) -> None:
+    output.write_bytes(render_bytes(frame, fmt))

@@ -1,0 +1,197 @@
+"""The DuckDB store: one file, a schema version, atomic per-source imports, an import ledger.
+
+Stored tables live in the DuckDB schema ``core``; users read the views of ``main`` (``spans``,
+``events``, ``links``, ``attributes``, ``imports``, ``issues``, ``traces``) with ids as
+lower-case hex. Every source is committed in one transaction: a failure leaves the store
+exactly as it was. The same bytes imported twice change nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from valuechain._version import __version__
+from valuechain.errors import StoreError, VersionAheadError
+from valuechain.ingest.decode import DecodedSource
+from valuechain.ingest.issues import HINTS, Code
+from valuechain.materialize import sqlfiles
+
+STORE_SCHEMA_VERSION = 1
+DEFAULT_STORE = "valuechain.duckdb"
+STORE_ENV = "VALUECHAIN_STORE"
+
+
+def default_store_path() -> Path:
+    """``$VALUECHAIN_STORE`` if set, else ``./valuechain.duckdb``."""
+    return Path(os.environ.get(STORE_ENV) or DEFAULT_STORE)
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """What committing one source wrote."""
+
+    source_id: int
+    span_rows: int
+    spans_deduplicated: int
+    attributes_deduplicated: int
+    conflicts: int
+
+
+class Database:
+    """The valuechain store's DuckDB file (or ``:memory:``): schema, ledger, atomic commits."""
+
+    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
+        self.path = str(path)
+        try:
+            self.con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.Error as exc:
+            raise StoreError(self.path, f"cannot open the store ({exc})",
+                             "check the path, or close the program holding the file") from exc
+        self._check_version()
+        if not read_only:
+            self._create()
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _check_version(self) -> None:
+        found = self._one("SELECT count(*) FROM information_schema.tables "
+                          "WHERE table_schema = 'core' AND table_name = 'meta'")
+        if not found or not found[0]:
+            return
+        row = self._one("SELECT value FROM core.meta WHERE key = 'schema_version'")
+        version = int(row[0]) if row else 0
+        if version > STORE_SCHEMA_VERSION:
+            raise VersionAheadError(
+                self.path, f"the store has schema version {version}, newer than this "
+                f"valuechain ({__version__}) understands ({STORE_SCHEMA_VERSION})",
+                "upgrade valuechain; the store was not changed")
+
+    def _create(self) -> None:
+        self.con.begin()
+        for sql in (*sqlfiles.folder("schema"), *sqlfiles.folder("views")):
+            self.con.execute(sql.text)
+        self.con.execute(
+            "INSERT INTO core.meta VALUES ('schema_version', $v), ('created_by', $by) "
+            "ON CONFLICT DO NOTHING", {"v": str(STORE_SCHEMA_VERSION), "by": __version__})
+        self.con.commit()
+
+    # ------------------------------------------------------------------ reading
+    def _one(self, query: str, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
+        """The first row of a small query, with the result fully consumed."""
+        rows = self.con.execute(query, params or {}).fetchall()
+        return rows[0] if rows else None
+
+    def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+        """Run ``query`` and return the result as a polars DataFrame."""
+        relation = self.con.sql(query, params=params or None)
+        if relation is None:  # a statement without a result (DDL, INSERT, …)
+            return pl.DataFrame()
+        frame = pl.from_arrow(relation.to_arrow_table())
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+
+    def has_source(self, sha256: str) -> bool:
+        """Whether bytes with this sha256 were imported already."""
+        row = self._one("SELECT count(*) FROM core.sources WHERE sha256 = $s", {"s": sha256})
+        return bool(row and row[0])
+
+    def next_import_id(self) -> int:
+        row = self._one("SELECT coalesce(max(import_id), 0) + 1 FROM core.sources")
+        return int(row[0]) if row else 1
+
+    # ------------------------------------------------------------------ writing
+    def commit_source(self, decoded: DecodedSource, import_id: int) -> Committed:
+        """Write one accepted source in a single transaction (all or nothing)."""
+        if decoded.status == "rejected":
+            raise ValueError("a rejected source is never written to the store")
+        con = self.con
+        con.begin()
+        try:
+            for name, table in decoded.tables.items():
+                con.register(f"staged_{name}", table)
+            offsets = self._next_rows()
+            params: dict[str, Any] = {
+                **offsets, "hint": None, "import_id": import_id, "path": decoded.source,
+            }
+            for sql in sqlfiles.folder("ingest")[1:]:
+                if sql.name.endswith("_dedup_counts.sql"):
+                    dedup = self._one(sql.text, sql.bind(params))
+                    params.update(self._ledger(decoded, dedup, import_id))
+                    continue
+                params["hint"] = _hint_for(sql.name)
+                con.execute(sql.text, sql.bind(params))
+            conflicts = self._one("SELECT count(*) FROM conflicts")
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+        finally:
+            for name in decoded.tables:
+                con.unregister(f"staged_{name}")
+        return Committed(offsets["source_id"], params["span_rows"],
+                         params["spans_deduplicated"], params["attributes_deduplicated"],
+                         int(conflicts[0]) if conflicts else 0)
+
+    def _next_rows(self) -> dict[str, int]:
+        cursor = self.con.execute(sqlfiles.statement("ingest/000_next_rows.sql").text)
+        rows = cursor.fetchall()
+        row = rows[0]
+        names = [d[0] for d in cursor.description]
+        return dict(zip(names, (int(v) for v in row), strict=True))
+
+    @staticmethod
+    def _ledger(decoded: DecodedSource, dedup: tuple[Any, ...] | None, import_id: int
+                ) -> dict[str, Any]:
+        spans_dedup, attrs_dedup = (int(dedup[0]), int(dedup[1])) if dedup else (0, 0)
+        acct = decoded.accounting
+        acct.spans_deduplicated = spans_dedup
+        acct.attributes_deduplicated = attrs_dedup
+        return {
+            "import_id": import_id, "sha256": decoded.sha256, "bytes_raw": decoded.bytes_raw,
+            "bytes_decoded": decoded.bytes_decoded, "compression": decoded.compression,
+            "framing": decoded.framing, "encoding_flavor": decoded.encoding_flavor,
+            "status": decoded.status, "records_read": acct.records_read,
+            "records_ingested": acct.records_ingested,
+            "records_other_signal": acct.records_other_signal,
+            "records_quarantined": acct.records_quarantined, "spans_read": acct.spans_read,
+            "span_rows": decoded.span_count - spans_dedup,
+            "spans_quarantined": acct.spans_quarantined, "spans_deduplicated": spans_dedup,
+            "attributes_read": acct.attributes_read,
+            "attribute_rows": decoded.tables["attributes"].num_rows - attrs_dedup,
+            "attributes_quarantined": acct.attributes_quarantined,
+            "attributes_deduplicated": attrs_dedup, "imported_at": datetime.now(UTC),
+        }
+
+
+def _hint_for(sql_name: str) -> str | None:
+    if sql_name.endswith("_conflict_issues.sql"):
+        return HINTS[Code.W_DUPLICATE_CONFLICT]
+    if sql_name.endswith("_identical_issue.sql"):
+        return HINTS[Code.I_DUPLICATE_IDENTICAL]
+    return None
+
+
+def open_database(path: str | Path | None = None, *, read_only: bool = False) -> Database:
+    """Open (creating if needed) the store at ``path`` or the default location."""
+    target = Path(path) if path is not None else default_store_path()
+    if read_only and not target.exists():
+        raise StoreError(str(target), "no store here yet",
+                         "import something first: valuechain import PATH")
+    return Database(target, read_only=read_only)
