@@ -42,17 +42,31 @@ def fail(message: str) -> NoReturn:
     sys.exit(1)
 
 
-FORMAT = click.option("--format", "fmt", type=click.Choice([f.value for f in Format]),
-                      default="table", show_default=True, help="Output format.")
-OUTPUT = click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
-                      help="Write to this file instead of standard output.")
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([f.value for f in Format]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+OUTPUT = click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file instead of standard output.",
+)
 
 
 @click.group(cls=Boundary, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="valuechain")
-@click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path),
-              envvar="VALUECHAIN_STORE", show_envvar=True,
-              help="The store file (default ./valuechain.duckdb).")
+@click.option(
+    "--store",
+    "store_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="VALUECHAIN_STORE",
+    show_envvar=True,
+    help="The store file (default ./valuechain.duckdb).",
+)
 @click.pass_context
 def main(ctx: click.Context, store_path: Path | None) -> None:
     """Honest user-value-chain analytics from OTLP eval traces of MCP servers."""
@@ -67,18 +81,39 @@ def _open(ctx: click.Context, *, read_only: bool = False) -> api.Store:
 @main.command("import")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--strict", is_flag=True, help="Reject a source on any error-severity issue.")
-@click.option("--salvage", is_flag=True,
-              help="Keep the complete spans of a truncated single-document export.")
-@click.option("--large-value-threshold", type=click.IntRange(min=1), default=None,
-              help="Attribute values longer than this go to large_values (default 1 MiB).")
-@click.option("--max-decompressed-bytes", type=click.IntRange(min=1), default=None,
-              help="Stop reading a compressed source beyond this size (default 4 GiB).")
+@click.option(
+    "--salvage", is_flag=True, help="Keep the complete spans of a truncated single-document export."
+)
+@click.option(
+    "--large-value-threshold",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Attribute values longer than this go to large_values (default 1 MiB).",
+)
+@click.option(
+    "--max-decompressed-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop reading a compressed source beyond this size (default 4 GiB).",
+)
 @click.pass_context
-def import_cmd(ctx: click.Context, paths: tuple[str, ...], strict: bool, salvage: bool,
-               large_value_threshold: int | None, max_decompressed_bytes: int | None) -> None:
+def import_cmd(
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    strict: bool,
+    salvage: bool,
+    large_value_threshold: int | None,
+    max_decompressed_bytes: int | None,
+) -> None:
     """Import OTLP/JSON exports: files, directories and globs."""
-    extra = {k: v for k, v in (("large_value_threshold", large_value_threshold),
-                               ("max_decompressed_bytes", max_decompressed_bytes)) if v}
+    extra = {
+        k: v
+        for k, v in (
+            ("large_value_threshold", large_value_threshold),
+            ("max_decompressed_bytes", max_decompressed_bytes),
+        )
+        if v
+    }
     with _open(ctx) as store:
         report = run_import(store, paths, strict=strict, salvage=salvage, **extra)
     print_import_report(report)
@@ -86,36 +121,50 @@ def import_cmd(ctx: click.Context, paths: tuple[str, ...], strict: bool, salvage
         sys.exit(1)
 
 
-def run_import(store: api.Store, paths: tuple[str, ...] | list[str], **options: Any
-               ) -> ImportReport:
+def run_import(
+    store: api.Store, paths: tuple[str, ...] | list[str], **options: Any
+) -> ImportReport:
     files, _ = plan(paths)
     total = sum(f.stat().st_size for f in files)
-    with Progress(TextColumn("importing"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
+    with Progress(
+        TextColumn("importing"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as progress:
         task = progress.add_task("import", total=total)
-        return store.import_paths(paths, on_progress=lambda n: progress.advance(task, n),
-                                  **options)
+        return store.import_paths(paths, on_progress=lambda n: progress.advance(task, n), **options)
 
 
 def print_import_report(report: ImportReport) -> None:
     table = Table(title="import", header_style="bold")
     for column in ("source", "outcome", "spans", "traces", "issues"):
-        table.add_column(column, justify="right" if column in ("spans", "traces", "issues")
-                         else "left")
+        table.add_column(
+            column, justify="right" if column in ("spans", "traces", "issues") else "left"
+        )
     colours = {"imported": "green", "partial": "yellow", "unchanged": "dim", "rejected": "red"}
     for s in report.sources:
-        table.add_row(s.path, f"[{colours[s.outcome]}]{s.outcome}[/]", str(s.spans),
-                      str(s.traces), str(sum(s.issue_counts().values())))
+        table.add_row(
+            s.path,
+            f"[{colours[s.outcome]}]{s.outcome}[/]",
+            str(s.spans),
+            str(s.traces),
+            str(sum(s.issue_counts().values())),
+        )
     out.print(table)
     counts = report.issue_counts()
-    out.print(f"{len(report.sources)} sources, {report.total('spans')} spans, "
-              f"{report.total('traces')} traces, {sum(counts.values())} issues")
+    out.print(
+        f"{len(report.sources)} sources, {report.total('spans')} spans, "
+        f"{report.total('traces')} traces, {sum(counts.values())} issues"
+    )
     if counts:
         out.print("issues by code: " + ", ".join(f"{c} {n}" for c, n in counts.most_common()))
     for s in report.rejected:
         if s.error is not None:
-            err.print(f"[red]rejected:[/red] {s.error.render()}", highlight=False,
-                      soft_wrap=True)
+            err.print(f"[red]rejected:[/red] {s.error.render()}", highlight=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------------------- sql / issues
@@ -131,8 +180,11 @@ def sql(ctx: click.Context, query: str, fmt: str, output: Path | None) -> None:
             frame = store.sql(query)
         except Exception as exc:  # DuckDB's own errors are the user's to fix
             if type(exc).__module__.startswith(("duckdb", "_duckdb")):
-                raise UsageError("sql", str(exc).splitlines()[0],
-                                 "list the views with: valuechain sql \"SHOW TABLES\"") from exc
+                raise UsageError(
+                    "sql",
+                    str(exc).splitlines()[0],
+                    'list the views with: valuechain sql "SHOW TABLES"',
+                ) from exc
             raise
     emit(frame, Format(fmt), output)
 
@@ -144,8 +196,14 @@ def sql(ctx: click.Context, query: str, fmt: str, output: Path | None) -> None:
 @FORMAT
 @OUTPUT
 @click.pass_context
-def issues(ctx: click.Context, code: str | None, severity: str | None, source: str | None,
-           fmt: str, output: Path | None) -> None:
+def issues(
+    ctx: click.Context,
+    code: str | None,
+    severity: str | None,
+    source: str | None,
+    fmt: str,
+    output: Path | None,
+) -> None:
     """List the issues of imported sources."""
     with _open(ctx, read_only=True) as store:
         frame = store.sql(
@@ -154,18 +212,29 @@ def issues(ctx: click.Context, code: str | None, severity: str | None, source: s
             "WHERE ($code IS NULL OR code = $code) AND ($severity IS NULL OR severity = "
             "$severity) AND ($source IS NULL OR source = $source) "
             "ORDER BY source_id, record_index NULLS FIRST, line NULLS FIRST",
-            {"code": code, "severity": severity, "source": source})
+            {"code": code, "severity": severity, "source": source},
+        )
     if Format(fmt) is Format.TABLE and output is None:  # terminal: the columns people read
-        frame = frame.select(pl.col("source").str.split("/").list.last().alias("source"),
-                             "severity", "code", "line", "json_path", "message", "occurrences")
+        frame = frame.select(
+            pl.col("source").str.split("/").list.last().alias("source"),
+            "severity",
+            "code",
+            "line",
+            "json_path",
+            "message",
+            "occurrences",
+        )
     emit(frame, Format(fmt), output)
 
 
 def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
     if fmt is Format.TABLE:
         if output is not None:
-            raise UsageError("--output", "a table is for the terminal",
-                             "use --format csv, json or parquet with --output")
+            raise UsageError(
+                "--output",
+                "a table is for the terminal",
+                "use --format csv, json or parquet with --output",
+            )
         out.print(to_rich_table(frame))
         return
     if fmt is Format.PARQUET and output is None:
@@ -184,21 +253,38 @@ def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
 @click.option("--models", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--reps", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
-              required=True, help="Where to write the export.")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the export.",
+)
 @click.option("--ndjson", is_flag=True, help="One request per line (collector file style).")
 @click.option("--gzip", "gzip_", is_flag=True, help="gzip the output.")
 @click.option("--redacted", is_flag=True, help="No content: the MCPJam default export.")
-def synth(runs: int, cases: int, models: int, reps: int, seed: int, out_path: Path,
-          ndjson: bool, gzip_: bool, redacted: bool) -> None:
+def synth(
+    runs: int,
+    cases: int,
+    models: int,
+    reps: int,
+    seed: int,
+    out_path: Path,
+    ndjson: bool,
+    gzip_: bool,
+    redacted: bool,
+) -> None:
     """Write a realistic synthetic export (deterministic for a seed)."""
-    from valuechain.synth import SynthConfig, write_export  # only this command needs it
+    from valuechain.synth import SynthConfig, write_export  # noqa: PLC0415 (slow import)
 
-    config = SynthConfig(runs=runs, cases=cases, models=models, reps=reps, seed=seed,
-                         redacted=redacted)
+    config = SynthConfig(
+        runs=runs, cases=cases, models=models, reps=reps, seed=seed, redacted=redacted
+    )
     summary = write_export(out_path, config, ndjson=ndjson, gzip=gzip_)
-    out.print(f"wrote {summary.path}: {summary.bytes_written} bytes, {summary.runs} runs, "
-              f"{summary.trials} trials, {summary.spans} spans")
+    out.print(
+        f"wrote {summary.path}: {summary.bytes_written} bytes, {summary.runs} runs, "
+        f"{summary.trials} trials, {summary.spans} spans"
+    )
 
 
 @main.command()
@@ -214,10 +300,16 @@ def demo(ctx: click.Context) -> None:
     with api.open(path) as store:
         report = run_import(store, [str(sample)])
         print_import_report(report)
-        out.print(to_rich_table(store.sql(
-            "SELECT coalesce(mcp_app_role, oi_span_kind, 'other') AS role, count(*) AS spans, "
-            "count(DISTINCT trace_id) AS traces FROM spans GROUP BY ALL ORDER BY spans DESC"),
-            title="spans by role"))
-    out.print(f"next: valuechain --store {path} sql \"SELECT * FROM spans LIMIT 5\"")
+        out.print(
+            to_rich_table(
+                store.sql(
+                    "SELECT coalesce(mcp_app_role, oi_span_kind, 'other') AS role, "
+                    "count(*) AS spans, "
+                    "count(DISTINCT trace_id) AS traces FROM spans GROUP BY ALL ORDER BY spans DESC"
+                ),
+                title="spans by role",
+            )
+        )
+    out.print(f'next: valuechain --store {path} sql "SELECT * FROM spans LIMIT 5"')
     if not report.ok:
         sys.exit(1)

@@ -26,8 +26,9 @@ class ValuechainError(Exception):
 class IngestError(ValuechainError):
     """A source could not be imported at all (it was rejected; the store is unchanged)."""
 
-    def __init__(self, source: str, pointer: str | None, problem: str, hint: str | None = None,
-                 *, code: str) -> None:
+    def __init__(
+        self, source: str, pointer: str | None, problem: str, hint: str | None = None, *, code: str
+    ) -> None:
         self.source = source
         self.pointer = pointer
         self.code = code
@@ -40,7 +41,7 @@ class StoreError(ValuechainError):
 
 
 class VersionAheadError(StoreError):
-    """The store (or a payload) was written by a newer valuechain; it is refused, never rewritten."""
+    """Written by a newer valuechain: refused, never rewritten."""
 
 
 class UsageError(ValuechainError):

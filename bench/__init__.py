@@ -1,0 +1,1 @@
+"""valuechain benchmarks: ``python -m bench`` (or ``make bench``)."""

@@ -1,0 +1,29 @@
+"""Run the benchmarks: ``python -m bench [--size-mb N] [SUITE ...]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bench import ingest
+
+SUITES = {"ingest": ingest.run}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("suites", nargs="*", metavar="SUITE",
+                        help=f"which suites to run: {', '.join(SUITES)} (default: all)")
+    parser.add_argument("--size-mb", type=int, default=100,
+                        help="size of the synthetic NDJSON export (default 100 MB)")
+    args = parser.parse_args(argv)
+    unknown = set(args.suites) - SUITES.keys()
+    if unknown:
+        parser.error(f"unknown suite(s): {', '.join(sorted(unknown))}")
+    for name in args.suites or SUITES:
+        SUITES[name](size_mb=args.size_mb)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
