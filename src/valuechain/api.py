@@ -30,12 +30,19 @@ class Store:
     def path(self) -> str:
         return self.db.path
 
-    def import_paths(self, paths: Iterable[str | Path], *, strict: bool = False,
-                     salvage: bool = False, on_progress: ProgressFn | None = None,
-                     **decode_options: Any) -> ImportReport:
+    def import_paths(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        strict: bool = False,
+        salvage: bool = False,
+        on_progress: ProgressFn | None = None,
+        **decode_options: Any,
+    ) -> ImportReport:
         """Import files, directories and globs; one transaction per source."""
-        options = ImportOptions(strict=strict,
-                                decode=DecodeOptions(salvage=salvage, **decode_options))
+        options = ImportOptions(
+            strict=strict, decode=DecodeOptions(salvage=salvage, **decode_options)
+        )
         return import_paths(self.db, paths, options, on_progress)
 
     def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -48,17 +55,22 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
 
-def open(path: str | Path | None = None, *, read_only: bool = False) -> Store:  # noqa: A001
+def open(path: str | Path | None = None, *, read_only: bool = False) -> Store:
     """Open (creating if needed) a store; ``None`` means ``$VALUECHAIN_STORE`` or the default."""
     return Store(open_database(path, read_only=read_only))
 
 
-def decode(data: bytes | dict[str, Any], source: str = "<memory>", *,
-           salvage: bool = False) -> DecodedSource:
+def decode(
+    data: bytes | dict[str, Any], source: str = "<memory>", *, salvage: bool = False
+) -> DecodedSource:
     """Decode one export's bytes into Arrow span tables, issues and accounting (pure)."""
     return decode_export(data, source, DecodeOptions(salvage=salvage))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.compute as pc
 
 from valuechain.errors import IngestError
-from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
+from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export, pointer
 from valuechain.ingest.issues import HINTS, Code, Issue, Severity
 from valuechain.ingest.read import Missing, expand_paths
 from valuechain.store import Database
@@ -80,15 +80,22 @@ def plan(paths: Iterable[str | Path]) -> tuple[list[Path], list[SourceResult]]:
     missing: list[SourceResult] = []
     for item in expand_paths(paths):
         if isinstance(item, Missing):
-            missing.append(_rejected(item.pattern, Code.E_UNREADABLE,
-                                     "no such file, directory or matching glob"))
+            missing.append(
+                _rejected(
+                    item.pattern, Code.E_UNREADABLE, "no such file, directory or matching glob"
+                )
+            )
         else:
             files.append(item)
     return files, missing
 
 
-def import_paths(db: Database, paths: Iterable[str | Path], options: ImportOptions | None = None,
-                 on_progress: ProgressFn | None = None) -> ImportReport:
+def import_paths(
+    db: Database,
+    paths: Iterable[str | Path],
+    options: ImportOptions | None = None,
+    on_progress: ProgressFn | None = None,
+) -> ImportReport:
     """Import every file named by ``paths`` into ``db``; never raises on bad input."""
     options = options or ImportOptions()
     files, missing = plan(paths)
@@ -114,18 +121,27 @@ def import_file(db: Database, path: Path, import_id: int, options: ImportOptions
     return commit(db, decoded, import_id, options)
 
 
-def commit(db: Database, decoded: DecodedSource, import_id: int,
-           options: ImportOptions) -> SourceResult:
+def commit(
+    db: Database, decoded: DecodedSource, import_id: int, options: ImportOptions
+) -> SourceResult:
     """Commit a decoded source unless it was rejected (or is rejected by ``strict``)."""
-    result = SourceResult(decoded.source, "rejected", bytes=decoded.bytes_raw,
-                          issues=decoded.issues, error=decoded.rejection)
+    result = SourceResult(
+        decoded.source,
+        "rejected",
+        bytes=decoded.bytes_raw,
+        issues=decoded.issues,
+        error=decoded.rejection,
+    )
     if decoded.rejection is None and options.strict:
         first = next((i for i in decoded.issues if i.severity is Severity.ERROR), None)
         if first is not None:
-            pointer = f"line {first.line}" if first.line is not None else first.json_path
-            result.error = IngestError(decoded.source, pointer,
-                                       f"{first.code.value}: {first.message} (--strict)",
-                                       first.hint, code=first.code.value)
+            result.error = IngestError(
+                decoded.source,
+                pointer(first),
+                f"{first.code.value}: {first.message} (--strict)",
+                first.hint,
+                code=first.code.value,
+            )
     if result.error is not None:
         return result
     committed = db.commit_source(decoded, import_id)
@@ -135,9 +151,14 @@ def commit(db: Database, decoded: DecodedSource, import_id: int,
     spans = decoded.tables["spans"]
     result.traces = pc.count_distinct(spans.column("trace_id")).as_py() if spans.num_rows else 0
     if committed.spans_deduplicated:
-        result.issues = [*result.issues, Issue(
-            Code.I_DUPLICATE_IDENTICAL, "identical spans kept once",
-            occurrences=committed.spans_deduplicated)]
+        result.issues = [
+            *result.issues,
+            Issue(
+                Code.I_DUPLICATE_IDENTICAL,
+                "identical spans kept once",
+                occurrences=committed.spans_deduplicated,
+            ),
+        ]
     return result
 
 

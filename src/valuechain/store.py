@@ -53,9 +53,16 @@ class Database:
         try:
             self.con = duckdb.connect(self.path, read_only=read_only)
         except duckdb.Error as exc:
-            raise StoreError(self.path, f"cannot open the store ({exc})",
-                             "check the path, or close the program holding the file") from exc
-        self._check_version()
+            raise StoreError(
+                self.path,
+                f"cannot open the store ({exc})",
+                "check the path, or close the program holding the file",
+            ) from exc
+        try:
+            self._check_version()
+        except VersionAheadError:
+            self.con.close()  # refused: release the file untouched
+            raise
         if not read_only:
             self._create()
 
@@ -63,25 +70,33 @@ class Database:
     def __enter__(self) -> Database:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
         self.con.close()
 
     def _check_version(self) -> None:
-        found = self._one("SELECT count(*) FROM information_schema.tables "
-                          "WHERE table_schema = 'core' AND table_name = 'meta'")
+        found = self._one(
+            "SELECT count(*) FROM information_schema.tables "
+            "WHERE table_schema = 'core' AND table_name = 'meta'"
+        )
         if not found or not found[0]:
             return
         row = self._one("SELECT value FROM core.meta WHERE key = 'schema_version'")
         version = int(row[0]) if row else 0
         if version > STORE_SCHEMA_VERSION:
             raise VersionAheadError(
-                self.path, f"the store has schema version {version}, newer than this "
+                self.path,
+                f"the store has schema version {version}, newer than this "
                 f"valuechain ({__version__}) understands ({STORE_SCHEMA_VERSION})",
-                "upgrade valuechain; the store was not changed")
+                "upgrade valuechain; the store was not changed",
+            )
 
     def _create(self) -> None:
         self.con.begin()
@@ -89,7 +104,9 @@ class Database:
             self.con.execute(sql.text)
         self.con.execute(
             "INSERT INTO core.meta VALUES ('schema_version', $v), ('created_by', $by) "
-            "ON CONFLICT DO NOTHING", {"v": str(STORE_SCHEMA_VERSION), "by": __version__})
+            "ON CONFLICT DO NOTHING",
+            {"v": str(STORE_SCHEMA_VERSION), "by": __version__},
+        )
         self.con.commit()
 
     # ------------------------------------------------------------------ reading
@@ -128,7 +145,10 @@ class Database:
                 con.register(f"staged_{name}", table)
             offsets = self._next_rows()
             params: dict[str, Any] = {
-                **offsets, "hint": None, "import_id": import_id, "path": decoded.source,
+                **offsets,
+                "hint": None,
+                "import_id": import_id,
+                "path": decoded.source,
             }
             for sql in sqlfiles.folder("ingest")[1:]:
                 if sql.name.endswith("_dedup_counts.sql"):
@@ -145,9 +165,13 @@ class Database:
         finally:
             for name in decoded.tables:
                 con.unregister(f"staged_{name}")
-        return Committed(offsets["source_id"], params["span_rows"],
-                         params["spans_deduplicated"], params["attributes_deduplicated"],
-                         int(conflicts[0]) if conflicts else 0)
+        return Committed(
+            offsets["source_id"],
+            params["span_rows"],
+            params["spans_deduplicated"],
+            params["attributes_deduplicated"],
+            int(conflicts[0]) if conflicts else 0,
+        )
 
     def _next_rows(self) -> dict[str, int]:
         cursor = self.con.execute(sqlfiles.statement("ingest/000_next_rows.sql").text)
@@ -157,26 +181,35 @@ class Database:
         return dict(zip(names, (int(v) for v in row), strict=True))
 
     @staticmethod
-    def _ledger(decoded: DecodedSource, dedup: tuple[Any, ...] | None, import_id: int
-                ) -> dict[str, Any]:
+    def _ledger(
+        decoded: DecodedSource, dedup: tuple[Any, ...] | None, import_id: int
+    ) -> dict[str, Any]:
         spans_dedup, attrs_dedup = (int(dedup[0]), int(dedup[1])) if dedup else (0, 0)
         acct = decoded.accounting
         acct.spans_deduplicated = spans_dedup
         acct.attributes_deduplicated = attrs_dedup
         return {
-            "import_id": import_id, "sha256": decoded.sha256, "bytes_raw": decoded.bytes_raw,
-            "bytes_decoded": decoded.bytes_decoded, "compression": decoded.compression,
-            "framing": decoded.framing, "encoding_flavor": decoded.encoding_flavor,
-            "status": decoded.status, "records_read": acct.records_read,
+            "import_id": import_id,
+            "sha256": decoded.sha256,
+            "bytes_raw": decoded.bytes_raw,
+            "bytes_decoded": decoded.bytes_decoded,
+            "compression": decoded.compression,
+            "framing": decoded.framing,
+            "encoding_flavor": decoded.encoding_flavor,
+            "status": decoded.status,
+            "records_read": acct.records_read,
             "records_ingested": acct.records_ingested,
             "records_other_signal": acct.records_other_signal,
-            "records_quarantined": acct.records_quarantined, "spans_read": acct.spans_read,
+            "records_quarantined": acct.records_quarantined,
+            "spans_read": acct.spans_read,
             "span_rows": decoded.span_count - spans_dedup,
-            "spans_quarantined": acct.spans_quarantined, "spans_deduplicated": spans_dedup,
+            "spans_quarantined": acct.spans_quarantined,
+            "spans_deduplicated": spans_dedup,
             "attributes_read": acct.attributes_read,
             "attribute_rows": decoded.tables["attributes"].num_rows - attrs_dedup,
             "attributes_quarantined": acct.attributes_quarantined,
-            "attributes_deduplicated": attrs_dedup, "imported_at": datetime.now(UTC),
+            "attributes_deduplicated": attrs_dedup,
+            "imported_at": datetime.now(UTC),
         }
 
 
@@ -192,6 +225,7 @@ def open_database(path: str | Path | None = None, *, read_only: bool = False) ->
     """Open (creating if needed) the store at ``path`` or the default location."""
     target = Path(path) if path is not None else default_store_path()
     if read_only and not target.exists():
-        raise StoreError(str(target), "no store here yet",
-                         "import something first: valuechain import PATH")
+        raise StoreError(
+            str(target), "no store here yet", "import something first: valuechain import PATH"
+        )
     return Database(target, read_only=read_only)

@@ -9,26 +9,36 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from valuechain.ingest.issues import Code
+from valuechain.ingest.scalars import Replaced, scrub_surrogates
 
 MAX_DEPTH = 64  # TRACE-FORMAT §7 decision 5
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 VARIANTS = {
-    "stringValue": "string", "string_value": "string",
-    "boolValue": "bool", "bool_value": "bool",
-    "intValue": "int", "int_value": "int",
-    "doubleValue": "double", "double_value": "double",
-    "bytesValue": "bytes", "bytes_value": "bytes",
-    "arrayValue": "array", "array_value": "array",
-    "kvlistValue": "kvlist", "kvlist_value": "kvlist",
+    "stringValue": "string",
+    "string_value": "string",
+    "boolValue": "bool",
+    "bool_value": "bool",
+    "intValue": "int",
+    "int_value": "int",
+    "doubleValue": "double",
+    "double_value": "double",
+    "bytesValue": "bytes",
+    "bytes_value": "bytes",
+    "arrayValue": "array",
+    "array_value": "array",
+    "kvlistValue": "kvlist",
+    "kvlist_value": "kvlist",
 }
 _SPECIAL_DOUBLES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_DECIMAL = re.compile(r"-?[0-9]+")
 
 
 class TooDeepError(Exception):
@@ -60,7 +70,7 @@ class Decoded:
             return repr(self.double)
         if self.type == "bytes":
             return self.bytes.hex() if self.bytes is not None else None
-        if self.type in ("array", "kvlist") or self.int is None and self.type == "int":
+        if self.type in ("array", "kvlist") or (self.int is None and self.type == "int"):
             return self.json
         return {"string": self.string, "int": self.int, "bool": self.bool}.get(self.type)
 
@@ -77,14 +87,22 @@ def decode(raw: Any) -> Decoded:
     variant_key = None
     for key in raw:
         if key not in VARIANTS:
-            out.notes.append(ValueNote(Code.W_UNKNOWN_FIELD,
-                                       f"unknown AnyValue field {key!r}; value read as empty",
-                                       raw[key], f".{key}"))
+            out.notes.append(
+                ValueNote(
+                    Code.W_UNKNOWN_FIELD,
+                    f"unknown AnyValue field {key!r}; value read as empty",
+                    raw[key],
+                    f".{key}",
+                )
+            )
         elif variant_key is None:
             variant_key = key
         else:
-            out.notes.append(ValueNote(Code.W_MULTIPLE_VARIANTS,
-                                       f"extra variant {key!r} ignored", raw[key], f".{key}"))
+            out.notes.append(
+                ValueNote(
+                    Code.W_MULTIPLE_VARIANTS, f"extra variant {key!r} ignored", raw[key], f".{key}"
+                )
+            )
     if variant_key is None:
         return out
     if "_" in variant_key:
@@ -95,8 +113,15 @@ def decode(raw: Any) -> Decoded:
 
 def _fill(out: Decoded, kind: str, value: Any, depth: int) -> None:
     if value is None:  # proto3: null is the default value of the variant
-        value = {"string": "", "bool": False, "int": "0", "double": 0.0, "bytes": "",
-                 "array": {}, "kvlist": {}}[kind]
+        value = {
+            "string": "",
+            "bool": False,
+            "int": "0",
+            "double": 0.0,
+            "bytes": "",
+            "array": {},
+            "kvlist": {},
+        }[kind]
     out.type = kind
     if kind == "string":
         if isinstance(value, str):
@@ -126,15 +151,20 @@ def _fill_int(out: Decoded, value: Any) -> None:
     if isinstance(value, bool):
         _invalid(out, value, "intValue must be an integer")
         return
-    if isinstance(value, int):
+    if isinstance(value, float) and value.is_integer():
+        # A JSON integer beyond 64 bits reaches us as a float (the parser's choice): its digits
+        # are already rounded, so it is out of range by construction if it does not fit.
         out.notes.append(ValueNote(Code.I_NUMERIC_INT64, "intValue written as a JSON number"))
-        number: int | None = value
-    elif isinstance(value, str) and value.lstrip("-").isdigit() and value.isascii():
+        number: int = int(value)
+    elif isinstance(value, int):
+        out.notes.append(ValueNote(Code.I_NUMERIC_INT64, "intValue written as a JSON number"))
+        number = value
+    elif isinstance(value, str) and _DECIMAL.fullmatch(value):
         number = int(value)
     else:
         _invalid(out, value, "intValue must be a decimal integer")
         return
-    if number is not None and INT64_MIN <= number <= INT64_MAX:
+    if INT64_MIN <= number <= INT64_MAX:
         out.int = number
     else:
         out.json = str(value)
@@ -147,13 +177,18 @@ def _invalid(out: Decoded, value: Any, message: str) -> None:
 
 
 def _valid_utf8(text: str, out: Decoded) -> str:
+    if isinstance(text, Replaced):  # scrubbed by the reader; the original escapes go to json
+        out.json = text.escaped
+        out.notes.append(
+            ValueNote(Code.W_INVALID_UTF8, "lone surrogate escape stored as U+FFFD", text.escaped)
+        )
+        return str(text)
     if text.isascii():
         return text
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogate escapes survive the lenient parser only
-        out.notes.append(ValueNote(Code.W_INVALID_UTF8, "lone surrogate in string", text))
-        return text.encode("utf-8", "replace").decode("utf-8")
+    except UnicodeEncodeError:  # a caller-built dict can hold lone surrogates too
+        return _valid_utf8(scrub_surrogates(text)[0], out)
     return text
 
 
@@ -190,8 +225,9 @@ def _plain_container(kind: str, value: Any, depth: int, out: Decoded) -> Any:
     if items is None:
         items = []
     if not isinstance(items, list):
-        out.notes.append(ValueNote(Code.W_INVALID_VALUE, f"{kind}Value.values must be a list",
-                                   value))
+        out.notes.append(
+            ValueNote(Code.W_INVALID_VALUE, f"{kind}Value.values must be a list", value)
+        )
         items = []
     if kind == "array":
         return [_plain(item, depth, out) for item in items]
@@ -202,8 +238,11 @@ def _plain_container(kind: str, value: Any, depth: int, out: Decoded) -> Any:
             out.notes.append(ValueNote(Code.W_INVALID_VALUE, "a kvlist entry without a key", kv))
             continue
         if key in result:
-            out.notes.append(ValueNote(Code.W_DUPLICATE_ATTRIBUTE_KEY,
-                                       f"kvlist key {key!r} repeats; first kept", key))
+            out.notes.append(
+                ValueNote(
+                    Code.W_DUPLICATE_ATTRIBUTE_KEY, f"kvlist key {key!r} repeats; first kept", key
+                )
+            )
             continue
         result[key] = _plain(kv.get("value"), depth, out)
     return result
@@ -223,8 +262,9 @@ def _plain(raw: Any, depth: int, out: Decoded) -> Any:
         _fill(inner, kind, value, depth)
         out.notes.extend(n for n in inner.notes if n.code is not Code.I_NUMERIC_INT64)
         if kind == "double":
-            return inner.double if inner.double is not None and math.isfinite(inner.double) \
-                else None
+            return (
+                inner.double if inner.double is not None and math.isfinite(inner.double) else None
+            )
         if kind == "bytes":
             return inner.bytes.hex() if inner.bytes is not None else None
         if kind == "int":

@@ -16,16 +16,23 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from valuechain.contract import tables as T
+from valuechain.contract import tables
 from valuechain.errors import IngestError
 from valuechain.ingest import sniff
 from valuechain.ingest.issues import HINTS, Code, Issue, IssueLog, Where
 from valuechain.ingest.otlp_json import DEFAULT_LARGE_VALUE_THRESHOLD, SpanDecoder, raw_json
 from valuechain.ingest.recognise import describe_non_otlp, describe_text
 from valuechain.ingest.salvage import salvage as salvage_text
+from valuechain.ingest.scalars import scrub_surrogates
 
-OTHER_SIGNALS = ("resourceMetrics", "resourceLogs", "resourceProfiles", "resource_metrics",
-                 "resource_logs", "resource_profiles")
+OTHER_SIGNALS = (
+    "resourceMetrics",
+    "resourceLogs",
+    "resourceProfiles",
+    "resource_metrics",
+    "resource_logs",
+    "resource_profiles",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +60,15 @@ class Accounting:
     def check(self, span_rows: int, attribute_rows: int) -> list[str]:
         """The invariant's violations (empty when it holds)."""
         problems = []
-        if self.records_read != (self.records_ingested + self.records_other_signal
-                                 + self.records_quarantined):
+        if self.records_read != (
+            self.records_ingested + self.records_other_signal + self.records_quarantined
+        ):
             problems.append("records")
         if self.spans_read != span_rows + self.spans_quarantined + self.spans_deduplicated:
             problems.append("spans")
-        if self.attributes_read != (attribute_rows + self.attributes_quarantined
-                                    + self.attributes_deduplicated):
+        if self.attributes_read != (
+            attribute_rows + self.attributes_quarantined + self.attributes_deduplicated
+        ):
             problems.append("attributes")
         return problems
 
@@ -92,12 +101,18 @@ class DecodedSource:
         return counts
 
 
-def decode_export(data: bytes | dict[str, Any], source: str = "<memory>",
-                  options: DecodeOptions | None = None) -> DecodedSource:
+def decode_export(
+    data: bytes | dict[str, Any], source: str = "<memory>", options: DecodeOptions | None = None
+) -> DecodedSource:
     """Decode one export (bytes of a file, or one parsed request) into span tables."""
     options = options or DecodeOptions()
     if isinstance(data, dict):
-        return _Decoding(source, b"", options).run_values([sniff.Value(data, 1, 0)])
+        value = sniff.Value(data, 1, 0)
+        try:
+            orjson.dumps(data)
+        except TypeError:  # e.g. lone surrogates in a caller-built dict (§5.2 W_INVALID_UTF8)
+            value.obj, value.invalid_utf8 = scrub_surrogates(data)
+        return _Decoding(source, b"", options).run_values([value])
     return _Decoding(source, data, options).run()
 
 
@@ -119,19 +134,30 @@ class _Decoding:
             self.log.add(unpacked.problem, unpacked.message or "", Where())
             self.out.status = "partial"
         if unpacked.data.startswith(sniff.ZSTD_MAGIC):
-            return self.reject(Code.E_NOT_OTLP, None,
-                               "zstd-compressed input is not supported by this version",
-                               "decompress with `zstd -d` first")
+            return self.reject(
+                Code.E_NOT_OTLP,
+                None,
+                "zstd-compressed input is not supported by this version",
+                "decompress with `zstd -d` first",
+            )
         head = unpacked.data.lstrip(sniff.BOM).lstrip()[:1]
         if head not in (b"{", b"["):
             if not head:
-                return self.reject(Code.E_NO_TRACES, None, "the input is empty")
+                return self.reject(
+                    Code.E_NO_TRACES,
+                    None,
+                    "the input is empty",
+                    "check that the producer finished writing the export",
+                )
             return self.reject(Code.E_NOT_OTLP, "byte 0", describe_text(unpacked.data))
         try:
             unpacked.data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            self.log.add(Code.W_INVALID_UTF8, "invalid UTF-8 bytes replaced with U+FFFD",
-                         Where(byte_offset=exc.start))
+            self.log.add(
+                Code.W_INVALID_UTF8,
+                "invalid UTF-8 bytes replaced with U+FFFD",
+                Where(byte_offset=exc.start),
+            )
         return self.run_values(sniff.split_values(unpacked.data))
 
     def run_values(self, values: Any) -> DecodedSource:
@@ -163,20 +189,28 @@ class _Decoding:
         if item.nonstandard:
             self.log.add(Code.W_NONSTANDARD_JSON, "bare NaN/Infinity tokens", where)
         request = self.unwrap(obj, where)
+        utf8_before = self.spans.invalid_utf8_values
         if request is None:
             if isinstance(obj, dict) and any(k in obj for k in OTHER_SIGNALS):
                 acct.records_other_signal += 1
-                self.log.add(Code.I_OTHER_SIGNAL, "a metrics/logs/profiles record skipped",
-                             where)
+                self.log.add(Code.I_OTHER_SIGNAL, "a metrics/logs/profiles record skipped", where)
                 return
             what = describe_non_otlp(obj)
             self.not_otlp.append(what)
             acct.records_quarantined += 1
-            self.quarantine(where, prefix or None, obj, Code.E_NOT_OTLP,
-                            f"not an OTLP trace record: {what}")
+            self.quarantine(
+                where, prefix or None, obj, Code.E_NOT_OTLP, f"not an OTLP trace record: {what}"
+            )
             return
         acct.records_ingested += 1
         self.spans.decode_request(request, where, prefix)
+        others = item.invalid_utf8 - (self.spans.invalid_utf8_values - utf8_before)
+        if others > 0:  # keys, names, messages: string values were reported with their path
+            self.log.add(
+                Code.W_INVALID_UTF8,
+                f"{others} string(s) with lone surrogate escapes stored with U+FFFD",
+                where,
+            )
 
     def unwrap(self, obj: Any, where: Where) -> dict[str, Any] | None:
         """The trace request inside ``obj``, unwrapping known API envelopes (§1.2)."""
@@ -186,12 +220,14 @@ class _Decoding:
             return obj
         result = obj.get("result")
         if isinstance(result, dict) and ("resourceSpans" in result or "resource_spans" in result):
-            self.log.add(Code.W_ENVELOPE_UNWRAPPED, "Jaeger api_v3 {result: …} envelope", where,
-                         "result")
+            self.log.add(
+                Code.W_ENVELOPE_UNWRAPPED, "Jaeger api_v3 {result: …} envelope", where, "result"
+            )
             return result
         if isinstance(obj.get("batches"), list):
-            self.log.add(Code.W_ENVELOPE_UNWRAPPED, "Tempo {batches: […]} envelope", where,
-                         "batches")
+            self.log.add(
+                Code.W_ENVELOPE_UNWRAPPED, "Tempo {batches: […]} envelope", where, "batches"
+            )
             return {"resourceSpans": obj["batches"]}
         return None
 
@@ -201,11 +237,17 @@ class _Decoding:
         acct.records_read += 1
         acct.records_quarantined += 1
         self.out.status = "partial"
-        self.quarantine(where, None, item.raw, item.code,
-                        f"{item.message} (bytes {item.byte_offset}–{item.end_offset})")
+        self.quarantine(
+            where,
+            None,
+            item.raw,
+            item.code,
+            f"{item.message} (bytes {item.byte_offset}–{item.end_offset})",
+        )
 
-    def quarantine(self, where: Where, path: str | None, raw: Any, code: Code,
-                   message: str) -> None:
+    def quarantine(
+        self, where: Where, path: str | None, raw: Any, code: Code, message: str
+    ) -> None:
         self.log.add(code, message, where, path, raw)
         c = self.spans.cols["quarantine"]
         c["record_index"].append(where.record_index)
@@ -219,20 +261,35 @@ class _Decoding:
         rescue = salvage_text(item.raw)
         if not self.options.salvage or rescue.text is None:
             return self.reject(
-                Code.E_TRUNCATED_JSON, f"byte {item.end_offset}",
+                Code.E_TRUNCATED_JSON,
+                f"byte {item.end_offset}",
                 f"the JSON document ends inside a value (truncated download?); "
                 f"{rescue.complete_spans} complete spans precede the cut",
-                HINTS[Code.E_TRUNCATED_JSON] if rescue.complete_spans else
-                "re-download the export")
+                HINTS[Code.E_TRUNCATED_JSON] if rescue.complete_spans else "re-download the export",
+            )
         acct = self.out.accounting
         where = Where(acct.records_read, item.line, item.byte_offset)
-        self.log.add(Code.E_TRUNCATED_JSON,
-                     f"salvaged {rescue.complete_spans} complete spans before the cut at byte "
-                     f"{item.end_offset}", where)
+        self.log.add(
+            Code.E_TRUNCATED_JSON,
+            f"salvaged {rescue.complete_spans} complete spans before the cut at byte "
+            f"{item.end_offset}",
+            where,
+        )
         self.out.status = "partial"
         self.out.framing = "single"
-        self.record(orjson.loads(rescue.text), sniff.Value(None, item.line,
-                                                                 item.byte_offset))
+        try:
+            value = sniff.Value(orjson.loads(rescue.text), item.line, item.byte_offset)
+        except orjson.JSONDecodeError:  # NaN tokens, lone surrogates: the lenient path
+            lenient = sniff.lenient_value(rescue.text, item.line, item.byte_offset)
+            if lenient is None:
+                return self.reject(
+                    Code.E_TRUNCATED_JSON,
+                    f"byte {item.end_offset}",
+                    "the JSON document ends inside a value and its complete spans do not parse",
+                    "re-download the export",
+                )
+            value = lenient
+        self.record(value.obj, value)
         return self.finish()
 
     # ------------------------------------------------------------------ outcome
@@ -240,15 +297,18 @@ class _Decoding:
         acct = self.out.accounting
         if acct.records_ingested == 0:
             if self.not_otlp:  # the record-level E_NOT_OTLP issue already says it
-                return self.reject(Code.E_NOT_OTLP, None, f"not OTLP: {self.not_otlp[0]}",
-                                   log=False)
+                return self.reject(
+                    Code.E_NOT_OTLP, None, f"not OTLP: {self.not_otlp[0]}", log=False
+                )
             if acct.records_other_signal:
-                return self.reject(Code.E_NO_TRACES, None,
-                                   f"no trace records ({acct.records_other_signal} records of "
-                                   "other signals)")
+                return self.reject(
+                    Code.E_NO_TRACES,
+                    None,
+                    f"no trace records ({acct.records_other_signal} records of other signals)",
+                )
             first = next((i for i in self.log.issues if i.severity.value == "error"), None)
-            if first is not None:
-                return self.reject(first.code, _pointer(first), first.message)
+            if first is not None:  # already in the log: not counted twice
+                return self.reject(first.code, pointer(first), first.message, log=False)
             return self.reject(Code.E_NO_TRACES, None, "no trace records")
         acct.spans_read = self.spans.spans_read
         acct.spans_quarantined = self.spans.spans_quarantined
@@ -258,8 +318,9 @@ class _Decoding:
         if encodings == {"hex", "base64"}:
             self.log.add(Code.W_MIXED_ID_ENCODING, "hex and base64 ids in one source", Where())
             self.out.encoding_flavor = "mixed"
-        elif "base64" in encodings or any(self.log.count(c) for c in (
-                Code.I_SNAKE_CASE_KEYS, Code.I_ENUM_NAMES)):
+        elif "base64" in encodings or any(
+            self.log.count(c) for c in (Code.I_SNAKE_CASE_KEYS, Code.I_ENUM_NAMES)
+        ):
             self.out.encoding_flavor = "proto3-generic"
         self.out.tables = self.spans.tables()
         self.out.issues = self.log.issues
@@ -268,19 +329,27 @@ class _Decoding:
             self.out.status = "partial"
         return self.out
 
-    def reject(self, code: Code, pointer: str | None, problem: str,
-               hint: str | None = None, *, log: bool = True) -> DecodedSource:
+    def reject(
+        self,
+        code: Code,
+        pointer: str | None,
+        problem: str,
+        hint: str | None = None,
+        *,
+        log: bool = True,
+    ) -> DecodedSource:
         if log:
             self.log.add(code, problem, Where(), pointer)
         self.out.status = "rejected"
         self.out.issues = self.log.issues
-        self.out.rejection = IngestError(self.out.source, pointer, problem,
-                                         hint or HINTS[code], code=code.value)
+        self.out.rejection = IngestError(
+            self.out.source, pointer, problem, hint or HINTS[code], code=code.value
+        )
         return self.out
 
 
 def issues_table(issues: list[Issue]) -> pa.Table:
-    rows = {name: [] for name in T.ISSUES.names}  # type: dict[str, list[Any]]
+    rows = {name: [] for name in tables.ISSUES.names}  # type: dict[str, list[Any]]
     for i in issues:
         rows["severity"].append(i.severity.value)
         rows["code"].append(i.code.value)
@@ -293,15 +362,16 @@ def issues_table(issues: list[Issue]) -> pa.Table:
         rows["value_excerpt"].append(i.value_excerpt)
         rows["hint"].append(i.hint)
         rows["occurrences"].append(i.occurrences)
-    return T.conform(pa.table(rows, schema=T.ISSUES), T.ISSUES)
+    return tables.conform(pa.table(rows, schema=tables.ISSUES), tables.ISSUES)
 
 
 def _is_request(obj: Any) -> bool:
     return isinstance(obj, dict) and any(
-        k in obj for k in ("resourceSpans", "resource_spans", *OTHER_SIGNALS))
+        k in obj for k in ("resourceSpans", "resource_spans", *OTHER_SIGNALS)
+    )
 
 
-def _pointer(issue: Issue) -> str | None:
-    if issue.line is not None:
-        return f"line {issue.line}"
-    return issue.json_path
+def pointer(issue: Issue) -> str | None:
+    """Where an issue is, as an error message leads with it: ``line 42: resourceSpans[0]…``."""
+    parts = [f"line {issue.line}" if issue.line is not None else None, issue.json_path]
+    return ": ".join(p for p in parts if p) or None

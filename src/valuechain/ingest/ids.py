@@ -29,8 +29,9 @@ def decode_id(raw: Any, size: int) -> IdResult:
     if raw is None or raw == "":
         return IdResult(code=Code.E_MISSING_ID, message="the id is missing or empty")
     if not isinstance(raw, str):
-        return IdResult(code=Code.E_BAD_ID_ENCODING,
-                        message=f"expected a string id, got {type(raw).__name__}")
+        return IdResult(
+            code=Code.E_BAD_ID_ENCODING, message=f"expected a string id, got {type(raw).__name__}"
+        )
     hex_len = _HEX_LEN[size]
     value: bytes | None = None
     encoding = None
@@ -55,8 +56,7 @@ def decode_id(raw: Any, size: int) -> IdResult:
     if value is None:
         return IdResult(code=Code.E_BAD_ID_ENCODING, message=_resembles(raw, size))
     if not any(value):
-        return IdResult(encoding=encoding, code=Code.E_ZERO_ID,
-                        message="an all-zero id is invalid")
+        return IdResult(encoding=encoding, code=Code.E_ZERO_ID, message="an all-zero id is invalid")
     return IdResult(value=value, encoding=encoding)
 
 
@@ -68,4 +68,6 @@ def _resembles(raw: str, size: int) -> str:
         return f"{want}, got a UUID {raw!r} (an internal id leaked into the export?)"
     if all(ch in "0123456789abcdefABCDEF" for ch in raw):
         return f"{want}, got {len(raw)} hex characters {raw!r}"
+    if len(raw) < _B64_LEN[size][1]:  # "s01" (Phoenix span JSON): a name, not an encoding
+        return f"{want}, got a short label {raw!r} (not an OTLP id)"
     return f"{want}, got {raw!r}"

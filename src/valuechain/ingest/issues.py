@@ -78,7 +78,7 @@ class Code(StrEnum):
 HINTS: dict[Code, str] = {
     Code.E_NOT_OTLP: "export OTLP/JSON (resourceSpans) from the producer, or convert first",
     Code.E_NO_TRACES: "the file holds other signals only; point valuechain at the trace export",
-    Code.E_TRUNCATED_JSON: "re-download the export, or import with --salvage to keep complete spans",
+    Code.E_TRUNCATED_JSON: "re-download the export, or import with --salvage to keep whole spans",
     Code.E_TRUNCATED_RECORD: "normal for a collector file still being written; re-import later",
     Code.E_INVALID_RECORD: "this record is quarantined; the other records were imported",
     Code.E_TRUNCATED_COMPRESSION: "the compressed stream ends early; re-copy the file",
@@ -117,11 +117,20 @@ HINTS: dict[Code, str] = {
 }
 
 # Flavour notes: aggregated to one row per source with an occurrence count.
-AGGREGATED: frozenset[Code] = frozenset({
-    Code.I_SNAKE_CASE_KEYS, Code.I_BASE64_IDS, Code.I_ENUM_NAMES, Code.I_NUMERIC_INT64,
-    Code.I_OTHER_SIGNAL, Code.I_EMPTY_ENVELOPE, Code.W_LEGACY_IL_SPANS,
-    Code.W_ENVELOPE_UNWRAPPED, Code.W_NONSTANDARD_JSON, Code.I_DUPLICATE_IDENTICAL,
-})
+AGGREGATED: frozenset[Code] = frozenset(
+    {
+        Code.I_SNAKE_CASE_KEYS,
+        Code.I_BASE64_IDS,
+        Code.I_ENUM_NAMES,
+        Code.I_NUMERIC_INT64,
+        Code.I_OTHER_SIGNAL,
+        Code.I_EMPTY_ENVELOPE,
+        Code.W_LEGACY_IL_SPANS,
+        Code.W_ENVELOPE_UNWRAPPED,
+        Code.W_NONSTANDARD_JSON,
+        Code.I_DUPLICATE_IDENTICAL,
+    }
+)
 
 
 def excerpt(value: Any) -> str | None:
@@ -175,15 +184,30 @@ class IssueLog:
     issues: list[Issue] = field(default_factory=list)
     _aggregated: dict[Code, Issue] = field(default_factory=dict)
 
-    def add(self, code: Code, message: str, where: Where, json_path: str | None = None,
-            value: Any = None, span_row: int | None = None) -> None:
+    def add(
+        self,
+        code: Code,
+        message: str,
+        where: Where,
+        json_path: str | None = None,
+        value: Any = None,
+        span_row: int | None = None,
+    ) -> None:
         if code in AGGREGATED:
             first = self._aggregated.get(code)
             if first is not None:
                 first.occurrences += 1
                 return
-        issue = Issue(code, message, where.record_index, where.line, where.byte_offset,
-                      json_path, excerpt(value), span_row)
+        issue = Issue(
+            code,
+            message,
+            where.record_index,
+            where.line,
+            where.byte_offset,
+            json_path,
+            excerpt(value),
+            span_row,
+        )
         if code in AGGREGATED:
             self._aggregated[code] = issue
         self.issues.append(issue)

@@ -31,17 +31,33 @@ RESOURCE = Message.of("attributes", "droppedAttributesCount", "entityRefs")
 SCOPE_SPANS = Message.of("scope", "spans", "schemaUrl", "instrumentationLibrary")
 SCOPE = Message.of("name", "version", "attributes", "droppedAttributesCount")
 SPAN = Message.of(
-    "traceId", "spanId", "parentSpanId", "traceState", "flags", "name", "kind",
-    "startTimeUnixNano", "endTimeUnixNano", "attributes", "droppedAttributesCount", "events",
-    "droppedEventsCount", "links", "droppedLinksCount", "status",
+    "traceId",
+    "spanId",
+    "parentSpanId",
+    "traceState",
+    "flags",
+    "name",
+    "kind",
+    "startTimeUnixNano",
+    "endTimeUnixNano",
+    "attributes",
+    "droppedAttributesCount",
+    "events",
+    "droppedEventsCount",
+    "links",
+    "droppedLinksCount",
+    "status",
 )
 EVENT = Message.of("timeUnixNano", "name", "attributes", "droppedAttributesCount")
-LINK = Message.of("traceId", "spanId", "traceState", "attributes", "droppedAttributesCount",
-                  "flags")
+LINK = Message.of(
+    "traceId", "spanId", "traceState", "attributes", "droppedAttributesCount", "flags"
+)
 STATUS = Message.of("message", "code")
 
 
-def normalise(obj: dict[str, Any], message: Message) -> tuple[dict[str, Any], bool, list[tuple[str, Any]]]:
+def normalise(
+    obj: dict[str, Any], message: Message
+) -> tuple[dict[str, Any], bool, list[tuple[str, Any]]]:
     """Return (object with camelCase keys, whether snake_case was seen, unknown (key, value))."""
     if message.camel.issuperset(obj):
         return obj, False, []

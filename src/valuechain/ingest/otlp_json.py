@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from valuechain.contract import tables as T
+from valuechain.contract import tables
 from valuechain.ingest import anyvalue, ids, scalars
 from valuechain.ingest.issues import Code, IssueLog, Where
 from valuechain.ingest.keys import (
@@ -44,18 +44,22 @@ def _columns(schema: pa.Schema) -> Columns:
 class SpanDecoder:
     """Accumulates the span tables of one source, record by record."""
 
-    def __init__(self, issues: IssueLog, *,
-                 large_value_threshold: int = DEFAULT_LARGE_VALUE_THRESHOLD) -> None:
+    def __init__(
+        self, issues: IssueLog, *, large_value_threshold: int = DEFAULT_LARGE_VALUE_THRESHOLD
+    ) -> None:
         self.issues = issues
         self.large_value_threshold = large_value_threshold
         self.cols: dict[str, Columns] = {
-            name: _columns(schema) for name, schema in T.SPAN_TABLES.items() if name != "issues"
+            name: _columns(schema)
+            for name, schema in tables.SPAN_TABLES.items()
+            if name != "issues"
         }
         self.spans_read = 0
         self.spans_quarantined = 0
         self.attributes_read = 0
         self.attributes_quarantined = 0
         self.id_encodings: set[str] = set()
+        self.invalid_utf8_values = 0  # W_INVALID_UTF8 reported on attribute string values
         self.where = Where()
 
     # ----------------------------------------------------------------- entry point
@@ -65,6 +69,8 @@ class SpanDecoder:
         rs_key = "resourceSpans" if "resourceSpans" in request else "resource_spans"
         if rs_key == "resource_spans":
             self._note(Code.I_SNAKE_CASE_KEYS, "snake_case field names", prefix + rs_key)
+        for key in request.keys() - {rs_key}:  # §5.2: unknown fields are ignored but kept
+            self._unknown_field(f"{prefix}{key}", request[key])
         resource_spans = request.get(rs_key)
         path = f"{prefix}{rs_key}"
         if resource_spans is None:
@@ -111,9 +117,11 @@ class SpanDecoder:
         c["resource_index"].append(r_index)
         c["schema_url"].append(scalars.text(rs.get("schemaUrl")))
         c["dropped_attributes_count"].append(
-            self._count(resource.get("droppedAttributesCount"), f"{path}.resource"))
-        resource_canon = self._attributes(resource.get("attributes"), "resource", resource_row,
-                                          f"{path}.resource.attributes")
+            self._count(resource.get("droppedAttributesCount"), f"{path}.resource")
+        )
+        resource_canon = self._attributes(
+            resource.get("attributes"), "resource", resource_row, f"{path}.resource.attributes"
+        )
         scope_spans_key = "scopeSpans"
         scope_spans = rs.get("scopeSpans")
         if scope_spans is None and rs.get("instrumentationLibrarySpans") is not None:
@@ -125,7 +133,9 @@ class SpanDecoder:
             self._note(Code.I_EMPTY_ENVELOPE, "a ResourceSpans with no ScopeSpans", path)
         resource_hash = hashlib.sha256(orjson.dumps(resource_canon)).hexdigest()
         for s_index, ss in enumerate(scope_list):
-            self._scope_spans(ss, resource_row, resource_hash, f"{path}.{scope_spans_key}[{s_index}]")
+            self._scope_spans(
+                ss, resource_row, resource_hash, f"{path}.{scope_spans_key}[{s_index}]"
+            )
 
     def _scope_spans(self, raw: Any, resource_row: int, resource_hash: str, path: str) -> None:
         ss = self._obj(raw, SCOPE_SPANS, path)
@@ -145,9 +155,11 @@ class SpanDecoder:
         c["version"].append(scalars.text(scope.get("version")))
         c["schema_url"].append(scalars.text(ss.get("schemaUrl")))
         c["dropped_attributes_count"].append(
-            self._count(scope.get("droppedAttributesCount"), f"{path}.{scope_key}"))
-        scope_canon = self._attributes(scope.get("attributes"), "scope", scope_row,
-                                       f"{path}.{scope_key}.attributes")
+            self._count(scope.get("droppedAttributesCount"), f"{path}.{scope_key}")
+        )
+        scope_canon = self._attributes(
+            scope.get("attributes"), "scope", scope_row, f"{path}.{scope_key}.attributes"
+        )
         owner = orjson.dumps([resource_hash, c["name"][-1], c["version"][-1], scope_canon])
         spans = self._list(ss.get("spans"), f"{path}.spans")
         if not spans:
@@ -156,8 +168,7 @@ class SpanDecoder:
             self._span(span, scope_row, resource_row, owner, f"{path}.spans[{k}]")
 
     # ----------------------------------------------------------------- spans
-    def _span(self, raw: Any, scope_row: int, resource_row: int, owner: bytes,
-              path: str) -> None:
+    def _span(self, raw: Any, scope_row: int, resource_row: int, owner: bytes, path: str) -> None:
         self.spans_read += 1
         span = self._obj(raw, SPAN, path)
         if span is None:
@@ -174,34 +185,62 @@ class SpanDecoder:
         span_row = len(self.cols["spans"]["span_row"])
         kind, kind_raw = self._enum(span.get("kind"), scalars.SPAN_KINDS, f"{path}.kind")
         status = self._obj(span.get("status"), STATUS, f"{path}.status") or {}
-        code, code_raw = self._enum(status.get("code"), scalars.STATUS_CODES,
-                                    f"{path}.status.code")
+        code, code_raw = self._enum(status.get("code"), scalars.STATUS_CODES, f"{path}.status.code")
         start = self._time(span.get("startTimeUnixNano"), f"{path}.startTimeUnixNano")
         end = self._time(span.get("endTimeUnixNano"), f"{path}.endTimeUnixNano")
         duration = None
         if start is not None and end is not None:
             duration = end - start
             if duration < 0:
-                self._issue(Code.W_NEGATIVE_DURATION,
-                            f"endTimeUnixNano is {-duration} ns before startTimeUnixNano",
-                            path, None, span_row)
-        dropped = tuple(self._count(span.get(k), path) for k in
-                        ("droppedAttributesCount", "droppedEventsCount", "droppedLinksCount"))
+                self._issue(
+                    Code.W_NEGATIVE_DURATION,
+                    f"endTimeUnixNano is {-duration} ns before startTimeUnixNano",
+                    path,
+                    None,
+                    span_row,
+                )
+        dropped = tuple(
+            self._count(span.get(k), path)
+            for k in ("droppedAttributesCount", "droppedEventsCount", "droppedLinksCount")
+        )
         if any(dropped):
-            self._issue(Code.W_DROPPED_AT_SOURCE,
-                        "the producer dropped attributes/events/links "
-                        f"({dropped[0]}/{dropped[1]}/{dropped[2]})", path, None, span_row)
-        attrs_canon = self._attributes(span.get("attributes"), "span", span_row,
-                                       f"{path}.attributes")
+            self._issue(
+                Code.W_DROPPED_AT_SOURCE,
+                "the producer dropped attributes/events/links "
+                f"({dropped[0]}/{dropped[1]}/{dropped[2]})",
+                path,
+                None,
+                span_row,
+            )
+        attrs_canon = self._attributes(
+            span.get("attributes"), "span", span_row, f"{path}.attributes"
+        )
         events_canon = self._events(span.get("events"), span_row, f"{path}.events")
         links_canon = self._links(span.get("links"), span_row, f"{path}.links")
         trace_state = scalars.text(span.get("traceState"))
         flags = self._uint32(span.get("flags"), f"{path}.flags")
         name = scalars.text(span.get("name"))
         message = scalars.text(status.get("message"))
-        canon = [owner.decode(), trace_id.hex(), span_id.hex(), parent.hex() if parent else None,
-                 trace_state, flags, name, kind, kind_raw, start, end, code, code_raw, message,
-                 dropped, attrs_canon, events_canon, links_canon]
+        canon = [
+            owner.decode(),
+            trace_id.hex(),
+            span_id.hex(),
+            parent.hex() if parent else None,
+            trace_state,
+            flags,
+            name,
+            kind,
+            kind_raw,
+            start,
+            end,
+            code,
+            code_raw,
+            message,
+            dropped,
+            attrs_canon,
+            events_canon,
+            links_canon,
+        ]
         c = self.cols["spans"]
         c["span_row"].append(span_row)
         c["scope_row"].append(scope_row)
@@ -219,8 +258,11 @@ class SpanDecoder:
         c["end_time_unix_nano"].append(end)
         c["start_time"].append(self._timestamp(start, f"{path}.startTimeUnixNano"))
         c["end_time"].append(self._timestamp(end, f"{path}.endTimeUnixNano"))
-        c["duration_ns"].append(duration if duration is None or
-                                -scalars.INT64_MAX <= duration <= scalars.INT64_MAX else None)
+        c["duration_ns"].append(
+            duration
+            if duration is None or -scalars.INT64_MAX <= duration <= scalars.INT64_MAX
+            else None
+        )
         c["status_code"].append(code)
         c["status_code_name_raw"].append(code_raw)
         c["status_message"].append(message)
@@ -232,8 +274,9 @@ class SpanDecoder:
         c["content_hash"].append(hashlib.sha256(orjson.dumps(canon)).digest())
         c["json_path"].append(path)
         if start is None or end is None:
-            self._issue(Code.W_MISSING_TIME, "the span has no start or end time", path, None,
-                        span_row)
+            self._issue(
+                Code.W_MISSING_TIME, "the span has no start or end time", path, None, span_row
+            )
 
     def _quarantine_span(self, raw: Any, path: str, codes: list[str]) -> None:
         self.spans_quarantined += 1
@@ -260,9 +303,11 @@ class SpanDecoder:
             c["time"].append(self._timestamp(time, f"{epath}.timeUnixNano"))
             c["name"].append(scalars.text(event.get("name")))
             c["dropped_attributes_count"].append(
-                self._count(event.get("droppedAttributesCount"), epath))
-            attrs = self._attributes(event.get("attributes"), "event", event_row,
-                                     f"{epath}.attributes")
+                self._count(event.get("droppedAttributesCount"), epath)
+            )
+            attrs = self._attributes(
+                event.get("attributes"), "event", event_row, f"{epath}.attributes"
+            )
             canon.append([time, c["name"][-1], c["dropped_attributes_count"][-1], attrs])
         return canon
 
@@ -279,8 +324,9 @@ class SpanDecoder:
                 n = len(self._list(link.get("attributes"), lpath))
                 self.attributes_read += n
                 self.attributes_quarantined += n
-                self._quarantine(item, lpath, [c for c in (trace_id, span_id)
-                                               if isinstance(c, str)])
+                self._quarantine(
+                    item, lpath, [c for c in (trace_id, span_id) if isinstance(c, str)]
+                )
                 continue
             link_row = len(self.cols["links"]["link_row"])
             c = self.cols["links"]
@@ -292,12 +338,15 @@ class SpanDecoder:
             c["trace_state"].append(scalars.text(link.get("traceState")))
             c["flags"].append(self._uint32(link.get("flags"), f"{lpath}.flags"))
             c["dropped_attributes_count"].append(
-                self._count(link.get("droppedAttributesCount"), lpath))
-            attrs = self._attributes(link.get("attributes"), "link", link_row,
-                                     f"{lpath}.attributes")
+                self._count(link.get("droppedAttributesCount"), lpath)
+            )
+            attrs = self._attributes(
+                link.get("attributes"), "link", link_row, f"{lpath}.attributes"
+            )
             assert trace_id is not None and span_id is not None
-            canon.append([trace_id.hex(), span_id.hex(), c["trace_state"][-1], c["flags"][-1],
-                          attrs])
+            canon.append(
+                [trace_id.hex(), span_id.hex(), c["trace_state"][-1], c["flags"][-1], attrs]
+            )
         return canon
 
     # ----------------------------------------------------------------- attributes
@@ -312,8 +361,12 @@ class SpanDecoder:
             key = kv.get("key") if isinstance(kv, dict) else None
             if not isinstance(key, str):
                 self.attributes_quarantined += 1
-                self._quarantine(kv, apath, [Code.W_INVALID_VALUE.value],
-                                 message="an attribute without a string key")
+                self._quarantine(
+                    kv,
+                    apath,
+                    [Code.W_INVALID_VALUE.value],
+                    message="an attribute without a string key",
+                )
                 continue
             for extra in set(kv) - {"key", "value"}:
                 self._unknown_field(f"{apath}.{extra}", kv[extra])
@@ -321,19 +374,34 @@ class SpanDecoder:
                 value = anyvalue.decode(kv.get("value"))
             except anyvalue.TooDeepError:
                 self.attributes_quarantined += 1
-                self._quarantine(kv, apath, [Code.E_TOO_DEEP.value],
-                                 message=f"attribute {key!r} nests deeper than "
-                                         f"{anyvalue.MAX_DEPTH} levels")
+                self._quarantine(
+                    kv,
+                    apath,
+                    [Code.E_TOO_DEEP.value],
+                    message=f"attribute {key!r} nests deeper than {anyvalue.MAX_DEPTH} levels",
+                )
                 continue
             for note in value.notes:
                 if note.code is Code.W_UNKNOWN_FIELD:
                     self._unknown_field(f"{apath}.value{note.subpath}", note.raw)
-                else:
-                    self._issue(note.code, f"attribute {key!r}: {note.message}",
-                                f"{apath}.value{note.subpath}", note.raw)
+                    continue
+                if note.code is Code.W_MULTIPLE_VARIANTS:  # §1.5: the rest is kept as unknown
+                    self._keep_unknown(f"{apath}.value{note.subpath}", note.raw)
+                elif note.code is Code.W_INVALID_UTF8:
+                    self.invalid_utf8_values += 1
+                self._issue(
+                    note.code,
+                    f"attribute {key!r}: {note.message}",
+                    f"{apath}.value{note.subpath}",
+                    note.raw,
+                )
             if key in seen:
-                self._issue(Code.W_DUPLICATE_ATTRIBUTE_KEY,
-                            f"attribute {key!r} appears more than once", apath, key)
+                self._issue(
+                    Code.W_DUPLICATE_ATTRIBUTE_KEY,
+                    f"attribute {key!r} appears more than once",
+                    apath,
+                    key,
+                )
             seen.add(key)
             ref = self._large_value(value, apath)
             c["owner_type"].append(owner_type)
@@ -406,8 +474,12 @@ class SpanDecoder:
         if value is None:
             return None
         if value > scalars.INT64_MAX:
-            self._issue(Code.W_TIME_OUT_OF_RANGE,
-                        f"{value} ns is beyond the int64 timestamp range", path, str(value))
+            self._issue(
+                Code.W_TIME_OUT_OF_RANGE,
+                f"{value} ns is beyond the int64 timestamp range",
+                path,
+                str(value),
+            )
             return None
         return value
 
@@ -433,8 +505,9 @@ class SpanDecoder:
     def _issue_or_note(self, note: scalars.Note, path: str, raw: Any) -> None:
         self._issue(note.code, note.message, path, raw)
 
-    def _issue(self, code: Code, message: str, path: str, value: Any = None,
-               span_row: int | None = None) -> None:
+    def _issue(
+        self, code: Code, message: str, path: str, value: Any = None, span_row: int | None = None
+    ) -> None:
         self.issues.add(code, message, self.where, path, value, span_row)
 
     def _note(self, code: Code, message: str, path: str) -> None:
@@ -445,13 +518,17 @@ class SpanDecoder:
 
     def _unknown_field(self, path: str, raw: Any) -> None:
         self._issue(Code.W_UNKNOWN_FIELD, "unknown field ignored (OTLP rule)", path, raw)
+        self._keep_unknown(path, raw)
+
+    def _keep_unknown(self, path: str, raw: Any) -> None:
         c = self.cols["unknown_fields"]
         c["record_index"].append(self.where.record_index)
         c["json_path"].append(path)
         c["raw_json"].append(raw_json(raw))
 
-    def _quarantine(self, raw: Any, path: str, codes: list[str], *,
-                    message: str | None = None) -> None:
+    def _quarantine(
+        self, raw: Any, path: str, codes: list[str], *, message: str | None = None
+    ) -> None:
         if message is not None:
             self._issue(Code(codes[0]), message, path, raw)
         c = self.cols["quarantine"]
@@ -467,8 +544,8 @@ class SpanDecoder:
         """The accumulated rows as Arrow tables conforming to ``contract.tables``."""
         out = {}
         for name, cols in self.cols.items():
-            schema = T.SPAN_TABLES[name]
-            out[name] = T.conform(pa.table(cols, schema=schema), schema)
+            schema = tables.SPAN_TABLES[name]
+            out[name] = tables.conform(pa.table(cols, schema=schema), schema)
         return out
 
 
@@ -498,4 +575,3 @@ def _attribute_count(span: dict[str, Any]) -> int:
         if isinstance(items, list):
             total += sum(n(item) for item in items)
     return total
-

@@ -12,11 +12,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-EXPORT_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson", ".gz", ".zst", ".zstd", ".pb",
-                             ".otlp", ".bin", ".proto"})
+EXPORT_SUFFIXES = frozenset(
+    {".json", ".jsonl", ".ndjson", ".gz", ".zst", ".zstd", ".pb", ".otlp", ".bin", ".proto"}
+)
 # data.json → data-2022-09-14T05-02-14.173.json (the collector's rotation naming)
-_ROTATED = re.compile(r"^(?P<stem>.+)-(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)"
-                      r"(?P<ext>(?:\.[^.]+)*)$")
+_ROTATED = re.compile(
+    r"^(?P<stem>.+)-(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)"
+    r"(?P<ext>(?:\.[^.]+)*)$"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +37,11 @@ def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing]:
         text = str(pattern)
         path = Path(text)
         if path.is_dir():
-            found = [p for p in path.rglob("*")
-                     if p.is_file() and not _hidden(p.relative_to(path)) and _is_export(p)]
+            found = [
+                p
+                for p in path.rglob("*")
+                if p.is_file() and not _hidden(p.relative_to(path)) and _is_export(p)
+            ]
         elif path.is_file():
             found = [path]
         else:
@@ -54,12 +60,12 @@ def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing]:
 def rotation_order(files: Iterable[Path]) -> list[Path]:
     """Sort so that each live file follows its rotated predecessors, oldest first."""
 
-    def key(path: Path) -> tuple[str, str, int, str]:
+    def key(path: Path) -> tuple[str, int, str, str]:
         match = _ROTATED.match(path.name)
         if match:
             base = str(path.parent / (match["stem"] + match["ext"]))
-            return base, match["ts"], 0, path.name
-        return str(path), "", 1, path.name  # the live file sorts after its rotations
+            return base, 0, match["ts"], path.name
+        return str(path), 1, "", path.name  # the live file sorts after its rotations
 
     return sorted(files, key=key)
 

@@ -6,6 +6,8 @@ with the issue to record; none of them raises on bad data.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,8 +18,12 @@ UINT64_MAX = (1 << 64) - 1
 UINT32_MAX = (1 << 32) - 1
 
 SPAN_KINDS = {
-    "SPAN_KIND_UNSPECIFIED": 0, "SPAN_KIND_INTERNAL": 1, "SPAN_KIND_SERVER": 2,
-    "SPAN_KIND_CLIENT": 3, "SPAN_KIND_PRODUCER": 4, "SPAN_KIND_CONSUMER": 5,
+    "SPAN_KIND_UNSPECIFIED": 0,
+    "SPAN_KIND_INTERNAL": 1,
+    "SPAN_KIND_SERVER": 2,
+    "SPAN_KIND_CLIENT": 3,
+    "SPAN_KIND_PRODUCER": 4,
+    "SPAN_KIND_CONSUMER": 5,
 }
 STATUS_CODES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 
@@ -80,3 +86,38 @@ def enum(raw: Any, names: dict[str, int]) -> tuple[int | None, str | None, Note 
             return names[raw], raw, Note(Code.I_ENUM_NAMES, "enum given by name")
         return None, raw, Note(Code.W_UNKNOWN_ENUM, f"unknown enum name {raw!r}")
     return None, None, Note(Code.W_INVALID_VALUE, "not an enum value")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Replaced(str):
+    """A string whose lone surrogates became U+FFFD; ``escaped`` is the original JSON text."""
+
+    escaped: str
+
+
+def scrub_surrogates(obj: Any) -> tuple[Any, int]:
+    """``obj`` with every lone surrogate (keys and values) replaced, and how many strings had one.
+
+    Lone surrogate escapes are legal JSON text but not Unicode scalar values: they cannot be
+    encoded as UTF-8, so they are stored with U+FFFD (TRACE-FORMAT §5.2 ``W_INVALID_UTF8``).
+    """
+    count = 0
+
+    def scrub(value: Any) -> Any:
+        nonlocal count
+        if isinstance(value, str):
+            if not _LONE_SURROGATE.search(value):
+                return value
+            count += 1
+            fixed = Replaced(_LONE_SURROGATE.sub("\ufffd", value))
+            fixed.escaped = json.dumps(value)
+            return fixed
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        if isinstance(value, dict):  # field names stay plain str (orjson needs exact str keys)
+            return {str(scrub(k)): scrub(v) for k, v in value.items()}
+        return value
+
+    return scrub(obj), count

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from valuechain.ingest.issues import Code
+from valuechain.ingest.scalars import scrub_surrogates
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -48,18 +49,29 @@ def decompress(data: bytes, max_bytes: int = DEFAULT_MAX_DECOMPRESSED) -> Decomp
                 chunk = inflater.decompress(rest, _CHUNK)
                 out += chunk
                 if len(out) > max_bytes:
-                    return Decompressed(bytes(out[:max_bytes]), "gzip", Code.E_TOO_LARGE,
-                                        f"decompressed size exceeds the cap of {max_bytes} bytes")
+                    return Decompressed(
+                        bytes(out[:max_bytes]),
+                        "gzip",
+                        Code.E_TOO_LARGE,
+                        f"decompressed size exceeds the cap of {max_bytes} bytes",
+                    )
                 rest = inflater.unconsumed_tail
                 if inflater.eof or not rest:
                     break
         except zlib.error as exc:
-            return Decompressed(bytes(out), "gzip", Code.E_TRUNCATED_COMPRESSION,
-                                f"the gzip stream is corrupt after {len(out)} bytes ({exc})")
+            return Decompressed(
+                bytes(out),
+                "gzip",
+                Code.E_TRUNCATED_COMPRESSION,
+                f"the gzip stream is corrupt after {len(out)} bytes ({exc})",
+            )
         if not inflater.eof:
-            return Decompressed(bytes(out), "gzip", Code.E_TRUNCATED_COMPRESSION,
-                                f"the gzip stream ends early, after {len(out)} "
-                                "decompressed bytes")
+            return Decompressed(
+                bytes(out),
+                "gzip",
+                Code.E_TRUNCATED_COMPRESSION,
+                f"the gzip stream ends early, after {len(out)} decompressed bytes",
+            )
         rest = inflater.unused_data.lstrip(b"\x00")  # trailing padding is not a member
     return Decompressed(bytes(out), "gzip")
 
@@ -71,7 +83,8 @@ class Value:
     obj: Any
     line: int
     byte_offset: int
-    nonstandard: bool = False  # bare NaN/Infinity, or lone surrogates: read by the lenient path
+    nonstandard: bool = False  # bare NaN/Infinity tokens: read by the lenient path
+    invalid_utf8: int = 0  # strings whose lone surrogate escapes were replaced with U+FFFD
 
 
 @dataclass(slots=True)
@@ -145,6 +158,25 @@ def _lenient(text: str) -> tuple[bool, Any, bool]:
         return False, None, False
 
 
+def lenient_value(text: str, line: int, byte_offset: int) -> Value | None:
+    """``text`` as one JSON value by the lenient path (surrogates scrubbed), or None."""
+    ok, obj, nonstandard = _lenient(text)
+    if not ok:
+        return None
+    return _scrubbed(Value(obj, line, byte_offset, nonstandard), text)
+
+
+def _scrubbed(value: Value, text: str) -> Value:
+    # Only the stdlib path can produce lone surrogates (from \uD800-style escapes); they cannot
+    # be encoded as UTF-8 and would break Arrow and hashing downstream (TRACE-FORMAT §5.2).
+    if _SURROGATE_ESCAPE.search(text):
+        value.obj, value.invalid_utf8 = scrub_surrogates(value.obj)
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def _lines(body: bytes, start: int) -> Iterator[Value | Broken]:
     """NDJSON / JSON Lines: one value per non-empty line."""
     offset = 0
@@ -161,9 +193,9 @@ def _lines(body: bytes, start: int) -> Iterator[Value | Broken]:
         except orjson.JSONDecodeError as exc:
             error = str(exc)
         text = raw.decode("utf-8", "replace")
-        ok, obj, nonstandard = _lenient(text)
-        if ok:
-            yield Value(obj, number, start + here, nonstandard=nonstandard)
+        value = lenient_value(text, number, start + here)
+        if value is not None:
+            yield value
             continue
         tail = number - 1 == last and (not body.endswith(b"\n") or "end of data" in error)
         code = Code.E_TRUNCATED_RECORD if tail else Code.E_INVALID_RECORD
@@ -172,6 +204,19 @@ def _lines(body: bytes, start: int) -> Iterator[Value | Broken]:
 
 
 _RESYNC = re.compile(r"\n(?=[{\[])")
+# What a value cut off by the end of the input leaves after the parser's error position: a
+# prefix of a literal or a number, or of a \u escape (TRACE-FORMAT §5.2 truncation cases).
+_CUT_TAIL = re.compile(
+    r"(?:-?(?:I(?:n(?:f(?:i(?:n(?:i(?:ty?)?)?)?)?)?)?)?|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?"
+    r"|n(?:u(?:ll?)?)?|N(?:aN?)?|-?\d*\.?\d*(?:[eE][+-]?\d*)?|u[0-9A-Fa-f]{0,3})\s*"
+)
+
+
+def _cut_by_eof(text: str, exc: json.JSONDecodeError) -> bool:
+    """Whether the parse failed only because the input ended inside a value."""
+    if exc.msg.startswith("Unterminated string"):
+        return True
+    return _CUT_TAIL.fullmatch(text, exc.pos) is not None
 
 
 def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
@@ -185,14 +230,27 @@ def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
         skip = ws.match(text, pos)
         assert skip is not None
         line += text.count("\n", pos, skip.end())
-        byte_offset += len(text[pos:skip.end()].encode())
+        byte_offset += len(text[pos : skip.end()].encode())
         pos = skip.end()
         if pos >= len(text):
             return
         try:
             obj, end = decoder.raw_decode(text, pos)
+        except RecursionError:  # nesting deeper than the parser's stack: not readable data
+            resync = _RESYNC.search(text, pos + 1)
+            end = resync.start() + 1 if resync else len(text)
+            raw = text[pos:end]
+            message = "not valid JSON (nested too deeply to parse)"
+            yield Broken(
+                Code.E_INVALID_RECORD,
+                line,
+                byte_offset,
+                byte_offset + len(raw.encode()),
+                message,
+                raw,
+            )
         except json.JSONDecodeError as exc:
-            at_eof = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+            at_eof = _cut_by_eof(text, exc)
             resync = None if at_eof else _RESYNC.search(text, exc.pos)
             end = resync.start() + 1 if resync else len(text)
             raw = text[pos:end]
@@ -205,7 +263,7 @@ def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
             yield Broken(code, line, byte_offset, byte_offset + len(raw.encode()), message, raw)
         else:
             parsed += 1
-            yield Value(obj, line, byte_offset, nonstandard=bool(seen))
+            yield _scrubbed(Value(obj, line, byte_offset, bool(seen)), text[pos:end])
             seen.clear()
         line += text.count("\n", pos, end)
         byte_offset += len(text[pos:end].encode())

@@ -49,13 +49,15 @@ def folder(name: str) -> tuple[SqlFile, ...]:
     root = sql_root() / name
     if not root.is_dir():
         raise FileNotFoundError(f"SQL folder not found: {root}")
-    return tuple(SqlFile(f"{name}/{p.name}", p.read_text(encoding="utf-8"))
-                 for p in sorted(root.glob("*.sql")))
+    return tuple(
+        SqlFile(f"{name}/{p.name}", p.read_text(encoding="utf-8"))
+        for p in sorted(root.glob("*.sql"))
+    )
 
 
 def statement(name: str) -> SqlFile:
     """One file by its path below ``sql/`` (``"ingest/000_next_rows.sql"``)."""
-    folder_name, _, file_name = name.partition("/")
+    folder_name = name.partition("/")[0]
     for sql in folder(folder_name):
         if sql.name == name:
             return sql

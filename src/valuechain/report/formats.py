@@ -64,8 +64,10 @@ def to_json(frame: pl.DataFrame) -> bytes:
 
 def to_csv(frame: pl.DataFrame) -> bytes:
     flat = frame.with_columns(
-        pl.col(c).cast(pl.String) for c, t in frame.schema.items()
-        if t.is_nested() or t == pl.Binary or t == pl.Object)
+        pl.col(c).cast(pl.String)
+        for c, t in frame.schema.items()
+        if t.is_nested() or t in (pl.Binary, pl.Object)
+    )
     return flat.write_csv().encode()
 
 

@@ -1,0 +1,42 @@
+-- One row per trial found in the store's traces (TRACE-FORMAT §3.7; §3.8 for plain traces),
+-- rebuilt whenever an import touches the trial's trace. Identity columns are null when the
+-- export did not carry them: an absent identity is never equal to another (CONTRACT §5.11).
+-- Grain: one row per (trial_id, trace_id); a trial id in two traces is an identity conflict
+-- (W_TRIAL_ID_CONFLICT) and both rows stay, integrity-excluded. Reads: nothing (derive step).
+CREATE TABLE IF NOT EXISTS core.trials (
+    trial_id                  VARCHAR NOT NULL,
+    trace_id                  BLOB NOT NULL,
+    run_id                    VARCHAR NOT NULL,
+    suite_id                  VARCHAR,
+    case_id                   VARCHAR,
+    case_key                  VARCHAR,
+    case_title                VARCHAR,
+    intent                    VARCHAR,
+    provider                  VARCHAR,
+    model                     VARCHAR,
+    host_key                  VARCHAR,
+    host_name                 VARCHAR,
+    execution_engine          VARCHAR,
+    status                    VARCHAR,
+    repetition                INTEGER,
+    iteration_number          INTEGER,
+    is_negative               BOOLEAN,
+    input_tokens              BIGINT,
+    output_tokens             BIGINT,
+    duration_ms               DOUBLE,
+    started_at                TIMESTAMPTZ,
+    ended_at                  TIMESTAMPTZ,
+    run_group_id              VARCHAR,
+    config_revision           VARCHAR,
+    case_set_fingerprint      VARCHAR,
+    run_status                VARCHAR,
+    materialization_state     VARCHAR,
+    trials_expected           INTEGER,
+    measurement_unit          VARCHAR,
+    run_completed_at          TIMESTAMPTZ,
+    contract_version          INTEGER,
+    producer_analyzer_version INTEGER,
+    redacted                  BOOLEAN,
+    evidence_incomplete       BOOLEAN NOT NULL,
+    integrity_codes           VARCHAR[] NOT NULL
+);

@@ -1,0 +1,313 @@
+"""The command line through click's CliRunner: exit codes, the one red line, output formats."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+from click.testing import CliRunner, Result
+
+from valuechain import __version__
+from valuechain.cli import main
+from valuechain.store import Database
+
+Write = Callable[[str, bytes | dict[str, Any]], Path]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    return tmp_path / "cli.duckdb"
+
+
+def run(*args: str | Path, env: dict[str, str] | None = None) -> Result:
+    return CliRunner(env=env).invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def red_line(result: Result) -> str:
+    """The one error line: exactly one non-empty line on stderr, nothing traceback-like."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+def test_version() -> None:
+    result = run("--version")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"valuechain, version {__version__}"
+
+
+def test_import_exit_code_zero_with_warnings(
+    store: Path, otlp: SimpleNamespace, write: Write
+) -> None:
+    path = write("warn.json", otlp.request(otlp.span(1, kind=99), otlp.span(2, spanId="0x2")))
+    result = run("--store", store, "import", path)
+    assert result.exit_code == 0, result.output
+    assert "1 sources, 1 spans, 1 traces, 2 issues" in result.stdout
+    assert "W_UNKNOWN_ENUM 1" in result.stdout and "E_BAD_ID_ENCODING 1" in result.stdout
+    assert result.stderr == ""
+
+
+def test_import_exit_code_one_when_any_source_is_rejected(
+    store: Path, otlp: SimpleNamespace, write: Write
+) -> None:
+    good = write("good.json", otlp.request(otlp.span(1)))
+    bad = write("bad.json", b'[{"context": {"trace_id": "t"}, "span_kind": "LLM"}]')
+    result = run("--store", store, "import", good, bad)
+    assert result.exit_code == 1
+    rejected = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(rejected) == 1
+    assert rejected[0].startswith(f"rejected: {bad}: ")
+    assert "Phoenix" in rejected[0] and "Hint:" in rejected[0]
+    with Database(store, read_only=True) as db:
+        assert db.sql("SELECT path FROM imports").to_series().to_list() == [str(good)]
+
+
+def test_import_strict_flag(store: Path, otlp: SimpleNamespace, write: Write) -> None:
+    path = write("err.json", otlp.request(otlp.span(1), otlp.span(2, traceId="")))
+    assert run("--store", store, "import", "--strict", path).exit_code == 1
+    with Database(store, read_only=True) as db:
+        assert db.sql("SELECT count(*) FROM imports").item() == 0
+    assert run("--store", store, "import", path).exit_code == 0
+
+
+def test_import_salvage_flag(store: Path, otlp: SimpleNamespace, write: Write) -> None:
+    data = otlp.dumps(otlp.request(otlp.span(1), otlp.span(2)))
+    path = write("cut.json", data[:-40])
+    plain = run("--store", store, "import", path)
+    assert plain.exit_code == 1
+    assert "E_TRUNCATED_JSON" not in plain.stderr  # the message, not the code, is for people
+    assert "--salvage" in plain.stderr
+    salvaged = run("--store", store, "import", "--salvage", path)
+    assert salvaged.exit_code == 0
+    assert "partial" in salvaged.stdout
+
+
+def test_import_unchanged_on_second_run(store: Path, otlp: SimpleNamespace, write: Write) -> None:
+    path = write("a.json", otlp.request(otlp.span(1)))
+    assert run("--store", store, "import", path).exit_code == 0
+    again = run("--store", store, "import", path)
+    assert again.exit_code == 0
+    assert "unchanged" in again.stdout
+
+
+@pytest.mark.parametrize(
+    ("make_store", "fragment"),
+    [
+        (lambda tmp: tmp / "no" / "such" / "dir" / "s.duckdb", "cannot open the store"),
+        (
+            lambda tmp: (tmp / "text.duckdb", (tmp / "text.duckdb").write_text("hello"))[0],
+            "cannot open the store",
+        ),
+    ],
+    ids=["missing-directory", "not-a-duckdb-file"],
+)
+def test_bad_store_path_is_one_red_line(
+    tmp_path: Path,
+    otlp: SimpleNamespace,
+    write: Write,
+    make_store: Callable[[Path], Path],
+    fragment: str,
+) -> None:
+    bad_store = make_store(tmp_path)
+    path = write("a.json", otlp.request(otlp.span(1)))
+    result = run("--store", bad_store, "import", path)
+    assert result.exit_code == 1
+    line = red_line(result)
+    assert str(bad_store) in line and fragment in line and "Hint:" in line
+
+
+def test_version_ahead_store_is_one_red_line(store: Path) -> None:
+    with Database(store):
+        pass
+    con = duckdb.connect(str(store))
+    con.execute("UPDATE core.meta SET value = '999' WHERE key = 'schema_version'")
+    con.close()
+    before = store.read_bytes()
+    result = run("--store", store, "sql", "SELECT 1")
+    assert result.exit_code == 1
+    line = red_line(result)
+    assert "999" in line and "upgrade valuechain" in line
+    assert store.read_bytes() == before
+
+
+def test_store_from_env_and_option(tmp_path: Path, otlp: SimpleNamespace, write: Write) -> None:
+    from_env, from_option = tmp_path / "env.duckdb", tmp_path / "opt.duckdb"
+    env = {"VALUECHAIN_STORE": str(from_env)}
+    assert run("import", write("a.json", otlp.request(otlp.span(1))), env=env).exit_code == 0
+    assert from_env.is_file()
+    assert (
+        run(
+            "--store", from_option, "import", write("b.json", otlp.request(otlp.span(2))), env=env
+        ).exit_code
+        == 0
+    )
+    counted = run("sql", "SELECT count(*) AS n FROM spans", "--format", "json", env=env)
+    assert json.loads(counted.stdout) == [{"n": 1}]
+    for target, span_id in ((from_env, f"{1:016x}"), (from_option, f"{2:016x}")):
+        with Database(target, read_only=True) as db:
+            assert db.sql("SELECT span_id FROM spans").to_series().to_list() == [span_id]
+
+
+@pytest.fixture
+def filled(store: Path, otlp: SimpleNamespace, write: Write) -> Path:
+    huge = 11651379494838206464  # beyond 2^53 and beyond int64 (conformance file 03)
+    request = otlp.request(
+        otlp.span(
+            1,
+            attributes=[
+                {"key": "ratio", "value": {"doubleValue": "NaN"}},
+                {"key": "blob", "value": {"bytesValue": "AQL/"}},
+            ],
+        ),
+        otlp.span(2, startTimeUnixNano=str(huge), endTimeUnixNano=str(huge), kind=42),
+    )
+    assert run("--store", store, "import", write("filled.json", request)).exit_code == 0
+    assert (
+        run(
+            "--store",
+            store,
+            "import",
+            write("other.json", otlp.request(otlp.span(3, spanId="s01"), otlp.span(4))),
+        ).exit_code
+        == 0
+    )
+    return store
+
+
+QUERY = (
+    "SELECT s.span_id, s.start_time_unix_nano, s.start_time, a.double_value AS ratio, "
+    "a.bytes_value AS blob_hex, c.span_id AS raw_span_id, 5 AS small "
+    "FROM spans s JOIN core.spans c USING (span_row) "
+    "LEFT JOIN attributes a ON a.span_id = s.span_id AND a.key IN ('ratio', 'blob') "
+    "AND a.owner_type = 'span' "
+    "WHERE s.source_id = 1 ORDER BY s.span_id, a.key DESC"
+)
+
+
+def test_sql_json_conventions(filled: Path) -> None:
+    result = run("--store", filled, "sql", QUERY, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["span_id"] for r in rows] == [f"{1:016x}", f"{1:016x}", f"{2:016x}"]
+    ratio, blob, far = rows
+    assert ratio["ratio"] is None  # NaN → null
+    assert blob["blob_hex"] == "0102ff"
+    assert ratio["raw_span_id"] == f"{1:016x}"  # BLOB → lower-case hex
+    assert ratio["start_time_unix_nano"] == "1700000000000001000"  # ns epochs exceed 2^53
+    assert far["start_time_unix_nano"] == "11651379494838206464"
+    assert far["start_time"] is None
+    assert re.fullmatch(r"2023-11-14T22:13:20\.000001Z", ratio["start_time"])
+    assert ratio["small"] == 5
+
+
+def test_sql_json_integers_beyond_2_53_are_strings(filled: Path) -> None:
+    result = run(
+        "--store",
+        filled,
+        "sql",
+        "SELECT 9007199254740991 AS safe, 9007199254740993 AS unsafe, -9007199254740993 AS neg, "
+        "TIMESTAMPTZ '2024-05-01 18:41:34.721392+02' AS ts, 'Infinity'::DOUBLE AS inf",
+        "--format",
+        "json",
+    )
+    assert json.loads(result.stdout) == [
+        {
+            "safe": 9007199254740991,
+            "unsafe": "9007199254740993",
+            "neg": "-9007199254740993",
+            "ts": "2024-05-01T16:41:34.721392Z",
+            "inf": None,
+        }
+    ]
+
+
+def test_sql_csv_and_parquet_outputs(filled: Path, tmp_path: Path) -> None:
+    query = "SELECT span_id, name, kind FROM spans ORDER BY span_id"
+    as_csv = run("--store", filled, "sql", query, "--format", "csv")
+    assert as_csv.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(as_csv.stdout)))
+    assert [r["span_id"] for r in rows] == [f"{n:016x}" for n in (1, 2, 4)]
+    csv_file, parquet_file, json_file = (
+        tmp_path / "o.csv",
+        tmp_path / "o.parquet",
+        tmp_path / "o.json",
+    )
+    for fmt, target in (("csv", csv_file), ("parquet", parquet_file), ("json", json_file)):
+        result = run("--store", filled, "sql", query, "--format", fmt, "--output", target)
+        assert result.exit_code == 0
+        assert result.stdout == ""
+    assert csv_file.read_text() == as_csv.stdout
+    frame = pl.read_parquet(parquet_file)
+    assert frame.columns == ["span_id", "name", "kind"]
+    assert frame["kind"].to_list() == [1, 42, 1]
+    assert [r["name"] for r in json.loads(json_file.read_text())] == ["span-1", "span-2", "span-4"]
+
+
+def test_sql_usage_errors_are_one_red_line(filled: Path, tmp_path: Path) -> None:
+    bad_sql = run("--store", filled, "sql", "SELECT * FROM no_such_view")
+    assert bad_sql.exit_code == 1
+    assert "no_such_view" in red_line(bad_sql)
+    parquet_to_terminal = run("--store", filled, "sql", "SELECT 1", "--format", "parquet")
+    assert parquet_to_terminal.exit_code == 1
+    assert "--output" in red_line(parquet_to_terminal)
+    table_to_file = run("--store", filled, "sql", "SELECT 1", "--output", tmp_path / "t.txt")
+    assert table_to_file.exit_code == 1
+    assert "terminal" in red_line(table_to_file)
+    missing = run("--store", tmp_path / "never.duckdb", "sql", "SELECT 1")
+    assert missing.exit_code == 1
+    assert "no store here yet" in red_line(missing)
+    assert not (tmp_path / "never.duckdb").exists()
+
+
+def test_sql_is_read_only(filled: Path) -> None:
+    result = run("--store", filled, "sql", "DELETE FROM core.spans")
+    assert result.exit_code == 1
+    assert "read-only" in red_line(result).lower()
+    with Database(filled, read_only=True) as db:
+        assert db.sql("SELECT count(*) FROM spans").item() == 3
+
+
+def _issues(store: Path, *args: str) -> list[dict[str, Any]]:
+    result = run("--store", store, "issues", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows: list[dict[str, Any]] = json.loads(result.stdout)
+    return rows
+
+
+def test_issues_filters(filled: Path, tmp_path: Path) -> None:
+    everything = _issues(filled)
+    assert sorted(r["code"] for r in everything) == [
+        "E_BAD_ID_ENCODING",
+        "W_TIME_OUT_OF_RANGE",
+        "W_TIME_OUT_OF_RANGE",
+        "W_UNKNOWN_ENUM",
+    ]
+    assert [r["code"] for r in _issues(filled, "--code", "W_UNKNOWN_ENUM")] == ["W_UNKNOWN_ENUM"]
+    assert [r["code"] for r in _issues(filled, "--severity", "error")] == ["E_BAD_ID_ENCODING"]
+    other = str(tmp_path / "other.json")
+    assert {r["source"] for r in _issues(filled, "--source", other)} == {other}
+    assert len(_issues(filled, "--source", other)) == 1
+    assert _issues(filled, "--code", "W_UNKNOWN_ENUM", "--severity", "error") == []
+    for row in everything:
+        assert row["hint"] and row["message"] and row["json_path"]
+    as_csv = run("--store", filled, "issues", "--severity", "warning", "--format", "csv")
+    codes = [r["code"] for r in csv.DictReader(io.StringIO(as_csv.stdout))]
+    assert sorted(codes) == ["W_TIME_OUT_OF_RANGE", "W_TIME_OUT_OF_RANGE", "W_UNKNOWN_ENUM"]
+    assert run("--store", filled, "issues").exit_code == 0  # the terminal table
+
+
+def test_issues_rejects_an_unknown_severity(filled: Path) -> None:
+    result = CliRunner().invoke(main, ["--store", str(filled), "issues", "--severity", "fatal"])
+    assert result.exit_code == 2  # click's own usage error
+    assert "fatal" in result.stderr

@@ -1,0 +1,317 @@
+"""The DuckDB store: atomic per-source commits, the import ledger, schema versions, public views."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+import pytest
+
+import valuechain
+from valuechain.errors import StoreError, VersionAheadError
+from valuechain.materialize import sqlfiles
+from valuechain.pipeline import ImportOptions, import_paths
+from valuechain.store import STORE_SCHEMA_VERSION, Database, open_database
+
+Write = Callable[[str, bytes | dict[str, Any]], Path]
+Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
+
+
+def _rich_request(otlp: SimpleNamespace) -> dict[str, Any]:
+    """One request touching every table: resource, scope, spans, attributes, events, links."""
+    return otlp.request(
+        otlp.span(1),
+        otlp.span(
+            2,
+            parentSpanId=f"{1:016x}",
+            spanId="AAAAAAAAAAI=",  # base64 of ...02, to exercise the hex views
+            events=[
+                {
+                    "timeUnixNano": str(otlp.START_NS),
+                    "name": "e",
+                    "attributes": [{"key": "x", "value": {"boolValue": True}}],
+                }
+            ],
+            links=[{"traceId": otlp.TRACE_ID.upper(), "spanId": f"{1:016X}"}],
+            attributes=[
+                {"key": "big", "value": {"stringValue": "x" * 100}},
+                {"key": "odd", "value": {"weird": 1}},
+            ],
+        ),
+        otlp.span(3, spanId="0x03"),  # quarantined
+    )
+
+
+def test_reimporting_the_same_bytes_changes_nothing(
+    db: Database, otlp: SimpleNamespace, write: Write, dump: Dump
+) -> None:
+    path = write("a.json", _rich_request(otlp))
+    options = ImportOptions(
+        decode=dataclasses.replace(ImportOptions().decode, large_value_threshold=50)
+    )
+    (first,) = import_paths(db, [path], options).sources
+    assert first.outcome == "imported"
+    before = dump(db)
+    assert all(
+        before[t]
+        for t in (
+            "spans",
+            "events",
+            "links",
+            "attributes",
+            "large_values",
+            "quarantine",
+            "unknown_fields",
+            "issues",
+        )
+    )
+    copy = write("copy-of-a.json", path.read_bytes())
+    report = import_paths(db, [path, copy], options)
+    assert [s.outcome for s in report.sources] == ["unchanged", "unchanged"]
+    assert report.ok
+    assert dump(db) == before
+
+
+def test_store_file_persists_and_reopens(
+    tmp_path: Path, otlp: SimpleNamespace, write: Write
+) -> None:
+    target = tmp_path / "vc.duckdb"
+    with valuechain.open(target) as store:
+        assert store.import_paths([write("a.json", otlp.request(otlp.span(1)))]).ok
+    with valuechain.open(target, read_only=True) as store:
+        assert store.sql("SELECT count(*) AS n FROM spans").item() == 1
+        meta = dict(store.sql("SELECT key, value FROM core.meta").rows())
+        assert meta == {
+            "schema_version": str(STORE_SCHEMA_VERSION),
+            "created_by": valuechain.__version__,
+        }
+
+
+def test_strict_rejects_a_source_with_an_error_issue(
+    db: Database, otlp: SimpleNamespace, write: Write, dump: Dump
+) -> None:
+    ok = write("ok.json", otlp.request(otlp.span(1)))
+    warned = write("warned.json", otlp.request(otlp.span(2, kind=77)))  # warning only
+    bad = write("bad.json", otlp.request(otlp.span(3), otlp.span(4, spanId="s01")))
+    before = dump(db)
+    report = import_paths(db, [bad], ImportOptions(strict=True))
+    (source,) = report.sources
+    assert source.outcome == "rejected"
+    assert source.error is not None and source.error.code == "E_BAD_ID_ENCODING"
+    assert "(--strict)" in source.error.problem
+    assert "short label" in source.error.problem
+    assert source.error.pointer == "line 1: resourceSpans[0].scopeSpans[0].spans[1].spanId"
+    assert dump(db) == before
+    report = import_paths(db, [ok, warned, bad], ImportOptions(strict=True))
+    assert [s.outcome for s in report.sources] == ["imported", "imported", "rejected"]
+    report = import_paths(db, [bad])  # without --strict the good span is kept
+    assert [s.outcome for s in report.sources] == ["imported"]
+    assert db.sql("SELECT count(*) FROM core.quarantine").item() == 1
+
+
+def test_strict_rejects_a_partial_stream(
+    db: Database, otlp: SimpleNamespace, write: Write, dump: Dump
+) -> None:
+    data = otlp.ndjson(otlp.request(otlp.span(1)))[:-1] + b"\n" + b'{"resourceSpans": ['
+    before = dump(db)
+    (source,) = import_paths(db, [write("live.jsonl", data)], ImportOptions(strict=True)).sources
+    assert source.outcome == "rejected"
+    assert source.error is not None and source.error.code == "E_TRUNCATED_RECORD"
+    assert source.error.pointer == "line 2"
+    assert dump(db) == before
+
+
+def _version_ahead_store(path: Path) -> bytes:
+    with Database(path):
+        pass
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE core.meta SET value = '999' WHERE key = 'schema_version'")
+    con.close()
+    return path.read_bytes()
+
+
+def test_a_newer_store_is_refused_and_not_modified(tmp_path: Path) -> None:
+    path = tmp_path / "future.duckdb"
+    before = _version_ahead_store(path)
+    for read_only in (False, True):
+        with pytest.raises(VersionAheadError) as caught:
+            open_database(path, read_only=read_only)
+        message = str(caught.value)
+        assert str(path) in message
+        assert "schema version 999" in message
+        assert f"understands ({STORE_SCHEMA_VERSION})" in message
+        assert "upgrade valuechain" in message
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["future.duckdb"]  # no WAL either
+    con = duckdb.connect(str(path), read_only=True)  # still an intact DuckDB file
+    assert con.execute("SELECT value FROM core.meta WHERE key = 'schema_version'").fetchone() == (
+        "999",
+    )
+    con.close()
+
+
+def test_open_errors_are_store_errors(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no store here yet"):
+        open_database(tmp_path / "missing.duckdb", read_only=True)
+    not_a_db = tmp_path / "notes.duckdb"
+    not_a_db.write_text("hello")
+    with pytest.raises(StoreError, match="cannot open the store"):
+        open_database(not_a_db)
+    assert not_a_db.read_text() == "hello"
+
+
+def test_store_env_variable_is_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, otlp: SimpleNamespace, write: Write
+) -> None:
+    target = tmp_path / "from-env.duckdb"
+    monkeypatch.setenv("VALUECHAIN_STORE", str(target))
+    with valuechain.open() as store:
+        assert store.path == str(target)
+        assert store.import_paths([write("a.json", otlp.request(otlp.span(1)))]).ok
+    assert target.is_file()
+    monkeypatch.delenv("VALUECHAIN_STORE")
+    monkeypatch.chdir(tmp_path)
+    with valuechain.open() as store:
+        assert store.path == "valuechain.duckdb"
+    assert (tmp_path / "valuechain.duckdb").is_file()
+
+
+def test_views_expose_lowercase_hex_ids(db: Database, otlp: SimpleNamespace, write: Write) -> None:
+    assert import_paths(db, [write("a.json", _rich_request(otlp))]).ok
+    hex32, hex16 = r"^[0-9a-f]{32}$", r"^[0-9a-f]{16}$"
+    checks = {
+        "spans": {"trace_id": hex32, "span_id": hex16, "parent_span_id": hex16},
+        "events": {"trace_id": hex32, "span_id": hex16},
+        "links": {
+            "trace_id": hex32,
+            "span_id": hex16,
+            "linked_trace_id": hex32,
+            "linked_span_id": hex16,
+        },
+        "attributes": {"trace_id": hex32, "span_id": hex16},
+        "traces": {"trace_id": hex32},
+    }
+    for view, columns in checks.items():
+        for column, pattern in columns.items():
+            values = db.sql(f"SELECT DISTINCT {column} AS v FROM {view} WHERE {column} IS NOT NULL")
+            assert values.height > 0, (view, column)
+            assert all(values["v"].str.contains(pattern)), (view, column, values)
+    assert db.sql("SELECT span_id FROM spans ORDER BY span_row").to_series().to_list() == [
+        "0000000000000001",
+        "0000000000000002",
+    ]
+    assert db.sql("SELECT linked_span_id, target_present FROM links").row(0) == (
+        "0000000000000001",
+        True,
+    )
+
+
+def test_the_ingest_views_exist(db: Database) -> None:
+    views = db.sql(
+        "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal"
+    )
+    ingest = {"spans", "events", "links", "attributes", "imports", "issues", "traces"}
+    assert ingest <= set(views.to_series())  # later stages add their own views
+
+
+def test_every_sql_file_loads_and_has_a_header() -> None:
+    for folder in ("schema", "views", "ingest"):
+        files = sqlfiles.folder(folder)
+        assert files
+        for sql in files:
+            assert sql.text.startswith("--"), sql.name
+            assert "Grain" in sql.text, sql.name
+
+
+def test_a_failed_commit_rolls_back_everything(
+    db: Database, otlp: SimpleNamespace, write: Write, dump: Dump, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert import_paths(db, [write("first.json", otlp.request(otlp.span(1)))]).ok
+    before = dump(db)
+    real = sqlfiles.folder
+
+    def broken(name: str) -> tuple[sqlfiles.SqlFile, ...]:
+        files = real(name)
+        if name != "ingest":
+            return files
+        # fail after spans, attributes, events and links were written, before the ledger row
+        return tuple(
+            sqlfiles.SqlFile(f.name, "SELECT error('disk on fire')")
+            if f.name.endswith("_insert_issues.sql")
+            else f
+            for f in files
+        )
+
+    monkeypatch.setattr(sqlfiles, "folder", broken)
+    path = write("second.json", _rich_request(otlp))
+    with pytest.raises(duckdb.Error, match="disk on fire"):
+        import_paths(db, [path])
+    assert dump(db) == before
+    monkeypatch.setattr(sqlfiles, "folder", real)
+    (source,) = import_paths(db, [path]).sources  # not mistaken for already imported
+    assert source.outcome == "imported"
+
+
+def test_commit_source_refuses_a_rejected_source(db: Database) -> None:
+    decoded = valuechain.decode(b"not json")
+    assert decoded.status == "rejected"
+    with pytest.raises(ValueError, match="never written"):
+        db.commit_source(decoded, 1)
+
+
+def test_import_ids_group_the_sources_of_one_call(
+    db: Database, otlp: SimpleNamespace, write: Write
+) -> None:
+    a, b = write("a.json", otlp.request(otlp.span(1))), write("b.json", otlp.request(otlp.span(2)))
+    assert import_paths(db, [a, b]).ok
+    assert import_paths(db, [write("c.json", otlp.request(otlp.span(3)))]).ok
+    assert db.sql("SELECT import_id FROM imports ORDER BY source_id").to_series().to_list() == [
+        1,
+        1,
+        2,
+    ]
+
+
+# ------------------------------------------------------------------ paths
+def test_directories_globs_and_missing_paths(
+    db: Database, otlp: SimpleNamespace, write: Write, tmp_path: Path
+) -> None:
+    write("dir/a.json", otlp.request(otlp.span(1)))
+    write("dir/sub/b.jsonl", otlp.ndjson(otlp.request(otlp.span(2))))
+    write("dir/.hidden/c.json", otlp.request(otlp.span(3)))
+    write("dir/notes.txt", b"not an export")
+    write("glob/x.json", otlp.request(otlp.span(4)))
+    write("glob/y.json", otlp.request(otlp.span(5)))
+    report = import_paths(
+        db, [tmp_path / "dir", str(tmp_path / "glob" / "*.json"), tmp_path / "nope.json"]
+    )
+    outcomes = {Path(s.path).name: s.outcome for s in report.sources}
+    assert outcomes == {
+        "a.json": "imported",
+        "b.jsonl": "imported",
+        "x.json": "imported",
+        "y.json": "imported",
+        "nope.json": "rejected",
+    }
+    missing = next(s for s in report.sources if s.outcome == "rejected")
+    assert missing.error is not None and missing.error.code == "E_UNREADABLE"
+    assert "no such file" in missing.error.render()
+
+
+def test_rotated_collector_files_are_read_oldest_first(
+    db: Database, otlp: SimpleNamespace, write: Write, tmp_path: Path
+) -> None:
+    write("out/data.json", otlp.ndjson(otlp.request(otlp.span(3))))
+    write("out/data-2024-01-02T00-00-00.000.json", otlp.ndjson(otlp.request(otlp.span(2))))
+    write("out/data-2024-01-01T00-00-00.000.json", otlp.ndjson(otlp.request(otlp.span(1))))
+    assert import_paths(db, [tmp_path / "out"]).ok
+    order = db.sql("SELECT path FROM imports ORDER BY source_id").to_series().to_list()
+    assert [Path(p).name for p in order] == [
+        "data-2024-01-01T00-00-00.000.json",
+        "data-2024-01-02T00-00-00.000.json",
+        "data.json",
+    ]
