@@ -38,5 +38,14 @@ CREATE TABLE IF NOT EXISTS core.trials (
     producer_analyzer_version INTEGER,
     redacted                  BOOLEAN,
     evidence_incomplete       BOOLEAN NOT NULL,
-    integrity_codes           VARCHAR[] NOT NULL
+    integrity_codes           VARCHAR[] NOT NULL,
+    exclusion_class           VARCHAR,
+    root_span_id              VARCHAR NOT NULL,
+    source_id                 INTEGER NOT NULL,
+    contract                  BOOLEAN NOT NULL,
+    project_id                VARCHAR,
+    run_number                BIGINT,
+    variant_key               VARCHAR,
+    trial_result              VARCHAR,
+    session_id                VARCHAR
 );

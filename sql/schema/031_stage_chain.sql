@@ -10,6 +10,6 @@ CREATE TABLE IF NOT EXISTS core.stage_chain (
     stage_index      TINYINT NOT NULL,
     stage            VARCHAR NOT NULL,
     state            VARCHAR NOT NULL,
-    reason           VARCHAR NOT NULL,
+    reason           VARCHAR,
     evidence         VARCHAR
 );

@@ -15,8 +15,11 @@ from typing import Any
 
 import polars as pl
 
+from valuechain.chains import DeriveSummary, derive_traces
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.pipeline import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.query.trial import TrialView, trial_view
 from valuechain.store import Database, open_database
 
 
@@ -37,13 +40,28 @@ class Store:
         strict: bool = False,
         salvage: bool = False,
         on_progress: ProgressFn | None = None,
+        derive: bool = True,
+        analyzer: int = STAGE_ANALYZER_VERSION,
         **decode_options: Any,
     ) -> ImportReport:
-        """Import files, directories and globs; one transaction per source."""
+        """Import files, directories and globs; one transaction per source; then derive."""
         options = ImportOptions(
-            strict=strict, decode=DecodeOptions(salvage=salvage, **decode_options)
+            strict=strict,
+            decode=DecodeOptions(salvage=salvage, **decode_options),
+            derive=derive,
+            analyzer=analyzer,
         )
         return import_paths(self.db, paths, options, on_progress)
+
+    def derive(self, *, analyzer: int = STAGE_ANALYZER_VERSION) -> DeriveSummary:
+        """(Re)derive every trial's chain at ``analyzer`` (12, or the selectable 11)."""
+        return derive_traces(self.db, None, analyzer=analyzer, content_changed=False)
+
+    def trial(
+        self, trial_id: str, *, chains: str = "derived", analyzer: int | None = None
+    ) -> TrialView:
+        """One trial's identity, chain, outcome and advisory observations."""
+        return trial_view(self.db.con, trial_id, chains=chains, analyzer=analyzer)
 
     def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         """Run SQL over the store's tables and views."""

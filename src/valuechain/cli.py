@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+import orjson
 import polars as pl
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
@@ -18,9 +19,11 @@ from rich.table import Table
 
 from valuechain import api
 from valuechain._version import __version__
+from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.pipeline import ImportReport, plan
 from valuechain.report.formats import Format, render_bytes, to_rich_table
+from valuechain.report.trial import render_trial
 from valuechain.sample import sample_export_path
 
 out = Console()
@@ -49,6 +52,21 @@ FORMAT = click.option(
     default="table",
     show_default=True,
     help="Output format.",
+)
+ANALYZER = click.option(
+    "--analyzer",
+    type=click.Choice([str(v) for v in SELECTABLE_ANALYZER_VERSIONS]),
+    default=str(STAGE_ANALYZER_VERSION),
+    show_default=True,
+    callback=lambda _ctx, _param, value: int(value),
+    help="The stage analyzer version to derive chains with (CONTRACT §7.2).",
+)
+CHAINS = click.option(
+    "--chains",
+    type=click.Choice(["derived", "producer"]),
+    default="derived",
+    show_default=True,
+    help="valuechain's own chains, or the producer's persisted ones (never a mix).",
 )
 OUTPUT = click.option(
     "--output",
@@ -96,6 +114,8 @@ def _open(ctx: click.Context, *, read_only: bool = False) -> api.Store:
     default=None,
     help="Stop reading a compressed source beyond this size (default 4 GiB).",
 )
+@ANALYZER
+@click.option("--no-derive", is_flag=True, help="Import spans only; derive chains later.")
 @click.pass_context
 def import_cmd(
     ctx: click.Context,
@@ -104,8 +124,10 @@ def import_cmd(
     salvage: bool,
     large_value_threshold: int | None,
     max_decompressed_bytes: int | None,
+    analyzer: int,
+    no_derive: bool,
 ) -> None:
-    """Import OTLP/JSON exports: files, directories and globs."""
+    """Import OTLP exports (files, directories, globs), then derive the touched trials' chains."""
     extra = {
         k: v
         for k, v in (
@@ -115,7 +137,15 @@ def import_cmd(
         if v
     }
     with _open(ctx) as store:
-        report = run_import(store, paths, strict=strict, salvage=salvage, **extra)
+        report = run_import(
+            store,
+            paths,
+            strict=strict,
+            salvage=salvage,
+            analyzer=analyzer,
+            derive=not no_derive,
+            **extra,
+        )
     print_import_report(report)
     if not report.ok:
         sys.exit(1)
@@ -160,6 +190,12 @@ def print_import_report(report: ImportReport) -> None:
         f"{len(report.sources)} sources, {report.total('spans')} spans, "
         f"{report.total('traces')} traces, {sum(counts.values())} issues"
     )
+    if report.derived is not None:
+        d = report.derived
+        out.print(
+            f"derived {d.derived} chains over {d.trials} trials in {len(d.run_ids)} runs "
+            f"({d.producer_chains} producer chains stored, {d.issues} trial issues)"
+        )
     if counts:
         out.print("issues by code: " + ", ".join(f"{c} {n}" for c, n in counts.most_common()))
     for s in report.rejected:
@@ -246,6 +282,67 @@ def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
         sys.stdout.buffer.write(data)
 
 
+# ---------------------------------------------------------------------------- chains
+@main.command()
+@ANALYZER
+@click.pass_context
+def derive(ctx: click.Context, analyzer: int) -> None:
+    """(Re)derive every trial's chain at an analyzer version (12, or the selectable 11)."""
+    with _open(ctx) as store:
+        summary = store.derive(analyzer=analyzer)
+    out.print(
+        f"derived {summary.derived} chains at analyzer {analyzer} over {summary.trials} trials "
+        f"in {len(summary.run_ids)} runs; {summary.producer_chains} producer chains stored; "
+        f"{summary.issues} trial issues"
+    )
+
+
+@main.command()
+@click.argument("run", required=False)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+@click.pass_context
+def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
+    """List every trial where the producer's chain and valuechain's disagree, stage by stage."""
+    with _open(ctx, read_only=True) as store:
+        frame = store.sql(
+            "SELECT * FROM chain_disagreements WHERE $run IS NULL OR run_id = $run "
+            "ORDER BY run_id, trial_id, derived_analyzer_version, stage_index",
+            {"run": run},
+        )
+        compared = store.sql(
+            "SELECT count(DISTINCT trial_id) AS n FROM stage_chain WHERE source = 'producer' "
+            "AND ($run IS NULL OR run_id = $run)",
+            {"run": run},
+        )["n"][0]
+    if fmt == "json":
+        sys.stdout.buffer.write(render_bytes(frame, Format.JSON))
+        return
+    trials = frame["trial_id"].n_unique() if frame.height else 0
+    out.print(f"{compared} trials carry a producer chain; {trials} disagree with the derived one")
+    if frame.height:
+        out.print(to_rich_table(frame))
+
+
+@main.command()
+@click.argument("trial_id")
+@CHAINS
+@click.option("--analyzer", type=int, default=None, help="Show the chain of this version.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+@click.pass_context
+def trial(ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, fmt: str) -> None:
+    """Show one trial's chain: where value stopped, why, and who should look next."""
+    with _open(ctx, read_only=True) as store:
+        view = store.trial(trial_id, chains=chains, analyzer=analyzer)
+    if fmt == "json":
+        sys.stdout.buffer.write(orjson.dumps(view.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    out.print(render_trial(view))
+
+
 # ---------------------------------------------------------------------------- synth / demo
 @main.command()
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
@@ -263,6 +360,12 @@ def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
 @click.option("--ndjson", is_flag=True, help="One request per line (collector file style).")
 @click.option("--gzip", "gzip_", is_flag=True, help="gzip the output.")
 @click.option("--redacted", is_flag=True, help="No content: the MCPJam default export.")
+@click.option(
+    "--failures",
+    is_flag=True,
+    help="Give every trial a failure scenario (valuechain.synth_failures), recorded on its "
+    "root as valuechain.synth.scenario; a few hundred trials cover every stage reason.",
+)
 def synth(
     runs: int,
     cases: int,
@@ -273,12 +376,19 @@ def synth(
     ndjson: bool,
     gzip_: bool,
     redacted: bool,
+    failures: bool,
 ) -> None:
     """Write a realistic synthetic export (deterministic for a seed)."""
     from valuechain.synth import SynthConfig, write_export  # noqa: PLC0415 (slow import)
 
     config = SynthConfig(
-        runs=runs, cases=cases, models=models, reps=reps, seed=seed, redacted=redacted
+        runs=runs,
+        cases=cases,
+        models=models,
+        reps=reps,
+        seed=seed,
+        redacted=redacted,
+        failures=failures,
     )
     summary = write_export(out_path, config, ndjson=ndjson, gzip=gzip_)
     out.print(

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 
+from valuechain.chains import DeriveSummary, derive_traces
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export, pointer
 from valuechain.ingest.issues import HINTS, Code, Issue, Severity
@@ -28,6 +30,8 @@ ProgressFn = Callable[[int], None]
 class ImportOptions:
     strict: bool = False
     decode: DecodeOptions = field(default_factory=DecodeOptions)
+    derive: bool = True  # derive chains (and materialize funnels) for the traces touched
+    analyzer: int = STAGE_ANALYZER_VERSION
 
 
 @dataclass(slots=True)
@@ -42,6 +46,7 @@ class SourceResult:
     spans_deduplicated: int = 0
     issues: list[Issue] = field(default_factory=list)
     error: IngestError | None = None
+    trace_ids: tuple[bytes, ...] = ()
 
     def issue_counts(self) -> Counter[str]:
         counts: Counter[str] = Counter()
@@ -55,6 +60,7 @@ class ImportReport:
     """What one import call did, source by source."""
 
     sources: list[SourceResult] = field(default_factory=list)
+    derived: DeriveSummary | None = None
 
     @property
     def rejected(self) -> list[SourceResult]:
@@ -105,6 +111,9 @@ def import_paths(
         report.sources.append(import_file(db, path, import_id, options))
         if on_progress is not None:
             on_progress(report.sources[-1].bytes)
+    touched = sorted({t for source in report.sources for t in source.trace_ids})
+    if options.derive and touched:
+        report.derived = derive_traces(db, touched, analyzer=options.analyzer)
     return report
 
 
@@ -149,7 +158,8 @@ def commit(
     result.spans = committed.span_rows
     result.spans_deduplicated = committed.spans_deduplicated
     spans = decoded.tables["spans"]
-    result.traces = pc.count_distinct(spans.column("trace_id")).as_py() if spans.num_rows else 0
+    result.trace_ids = tuple(pc.unique(spans.column("trace_id")).to_pylist())
+    result.traces = len(result.trace_ids)
     if committed.spans_deduplicated:
         result.issues = [
             *result.issues,

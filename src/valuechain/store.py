@@ -9,6 +9,7 @@ exactly as it was. The same bytes imported twice change nothing.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from valuechain._version import __version__
 from valuechain.errors import StoreError, VersionAheadError
@@ -213,6 +215,42 @@ class Database:
         }
 
 
+    # ------------------------------------------------------------------ derived tables
+    def all_traces(self) -> list[bytes]:
+        """Every trace id in the store, in byte order."""
+        rows = self.con.execute("SELECT DISTINCT trace_id FROM core.spans ORDER BY 1").fetchall()
+        return [bytes(r[0]) for r in rows]
+
+    def traces_of_runs(self, trace_ids: Sequence[bytes]) -> list[bytes]:
+        """``trace_ids`` widened to every trace of the runs they belong to."""
+        touched = pa.table({"trace_id": pa.array(list(trace_ids), pa.binary(16))})
+        self.con.register("touched_traces", touched)
+        try:
+            rows = self.con.execute(sqlfiles.statement("derive/000_run_traces.sql").text)
+            return [bytes(r[0]) for r in rows.fetchall()]
+        finally:
+            self.con.unregister("touched_traces")
+
+    def replace_trials(self, touched: pa.Table, tables: Mapping[str, pa.Table], *,
+                       analyzer: int, replace_all_versions: bool) -> None:
+        """Replace the trials of the ``touched`` traces and their chains in one transaction."""
+        con = self.con
+        con.begin()
+        try:
+            con.register("touched_traces", touched)
+            for name, table in tables.items():
+                con.register(f"staged_{name}", table)
+            params = {"analyzer": analyzer, "replace_all_versions": replace_all_versions}
+            for sql in sqlfiles.folder("derive")[1:]:
+                con.execute(sql.text, sql.bind(params))
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+        finally:
+            for name in ("touched_traces", *(f"staged_{n}" for n in tables)):
+                con.unregister(name)
+
 def _hint_for(sql_name: str) -> str | None:
     if sql_name.endswith("_conflict_issues.sql"):
         return HINTS[Code.W_DUPLICATE_CONFLICT]
@@ -229,3 +267,4 @@ def open_database(path: str | Path | None = None, *, read_only: bool = False) ->
             str(target), "no store here yet", "import something first: valuechain import PATH"
         )
     return Database(target, read_only=read_only)
+

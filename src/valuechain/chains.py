@@ -1,0 +1,217 @@
+"""The derive step: the trials of some traces → chains, outcomes and measurements in the store.
+
+Runs inside every import for the traces it touched (widened to whole runs, so run-level facts
+see every trial), and on demand (``valuechain derive``) for every trace. The evidence adapter
+builds one derivation input per trial; the pure analyzer derives the chain (stamped with its
+version); the producer's persisted chain, when exported, is stored beside it as
+``source = 'producer'``. Every table is replaced for the affected trials in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from valuechain.contract.derivation import StageDerivation, StageResult
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
+from valuechain.contract.vocab import STAGES
+from valuechain.derive import derive_chains, derive_measurements, stage_measurement_disagreements
+from valuechain.derive.jssem import js_json
+from valuechain.evidence.load import load_source_runs, load_trial_rows
+from valuechain.evidence.trials import TrialEvidence, build_trials
+from valuechain.store import Database
+
+CHAIN = pa.schema(
+    [
+        ("trial_id", pa.string()),
+        ("run_id", pa.string()),
+        ("source", pa.string()),
+        ("analyzer_version", pa.int32()),
+        ("stage_index", pa.int8()),
+        ("stage", pa.string()),
+        ("state", pa.string()),
+        ("reason", pa.string()),
+        ("evidence", pa.string()),
+    ]
+)
+OUTCOME = pa.schema(
+    [
+        ("trial_id", pa.string()),
+        ("run_id", pa.string()),
+        ("source", pa.string()),
+        ("analyzer_version", pa.int32()),
+        ("first_failed_stage", pa.string()),
+        ("failure_category", pa.string()),
+        ("chain_verified", pa.bool_()),
+        ("measurements_present", pa.bool_()),
+        ("measurements_verified", pa.bool_()),
+        ("measurements_schema_version", pa.int32()),
+        ("measurements_analyzer_version", pa.int32()),
+    ]
+)
+MEASUREMENTS = pa.schema(
+    [
+        ("trial_id", pa.string()),
+        ("run_id", pa.string()),
+        ("source", pa.string()),
+        ("analyzer_version", pa.int32()),
+        ("stage_index", pa.int8()),
+        ("stage", pa.string()),
+        ("reach", pa.string()),
+        ("latency_ms", pa.float64()),
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DeriveSummary:
+    """What one derive step wrote."""
+
+    trials: int
+    derived: int
+    producer_chains: int
+    run_ids: tuple[str, ...]
+    issues: int
+
+
+def derive_traces(
+    db: Database,
+    trace_ids: Sequence[bytes] | None,
+    *,
+    analyzer: int = STAGE_ANALYZER_VERSION,
+    content_changed: bool = True,
+) -> DeriveSummary:
+    """Rebuild trials and chains for ``trace_ids`` (None: every trace) in one transaction.
+
+    Args:
+        content_changed: the traces' spans changed, so chains at *other* analyzer versions
+            are stale too and are dropped; ``False`` replaces only this analyzer's rows.
+    """
+    traces = db.traces_of_runs(trace_ids) if trace_ids is not None else db.all_traces()
+    spans, attributes = load_trial_rows(db, traces)
+    source_runs = load_source_runs(db, traces)
+    evidence = build_trials(spans, attributes, source_runs=source_runs)
+    derived = derive_chains([i for i in evidence.inputs if i is not None], analyzer=analyzer)
+    chain, outcome, measurements = _derived_tables(evidence, derived, analyzer)
+    touched = pa.table({"trace_id": pa.array(traces, pa.binary(16))})
+    db.replace_trials(
+        touched,
+        {
+            "trials": evidence.trials,
+            "stage_chain": pa.concat_tables([chain, _producer_chain(evidence)]),
+            "trial_outcome": pa.concat_tables([outcome, _producer_outcome(evidence)]),
+            "stage_measurements": pa.concat_tables(
+                [measurements, _producer_measurements(evidence)]
+            ),
+            "trial_issues": evidence.issues,
+        },
+        analyzer=analyzer,
+        replace_all_versions=content_changed,
+    )
+    runs = tuple(sorted(set(evidence.trials.column("run_id").to_pylist())))
+    return DeriveSummary(
+        evidence.trials.num_rows,
+        len(derived),
+        evidence.producer_outcome.num_rows,
+        runs,
+        evidence.issues.num_rows,
+    )
+
+
+def _derived_tables(
+    evidence: TrialEvidence, chains: list[StageDerivation], analyzer: int
+) -> tuple[pa.Table, pa.Table, pa.Table]:
+    ids = evidence.trials.column("trial_id").to_pylist()
+    runs = evidence.trials.column("run_id").to_pylist()
+    chain_rows: dict[str, list[object]] = {name: [] for name in CHAIN.names}
+    outcome_rows: dict[str, list[object]] = {name: [] for name in OUTCOME.names}
+    meas_rows: dict[str, list[object]] = {name: [] for name in MEASUREMENTS.names}
+    derived = iter(chains)
+    for i, inp in enumerate(evidence.inputs):
+        if inp is None:  # contract version ahead: never coerced, no derived chain (§5.2)
+            continue
+        chain = next(derived)
+        measured = derive_measurements(chain, evidence.timed_spans(i))
+        for index, row in enumerate(chain.stage_results):
+            _append(
+                chain_rows,
+                ids[i],
+                runs[i],
+                analyzer,
+                stage_index=index,
+                stage=row.stage.value,
+                state=row.state.value,
+                reason=row.reason.value if row.reason else None,
+                evidence=js_json(row.evidence.to_wire()) if row.evidence else None,
+            )
+        for index, m in enumerate(measured.rows):
+            _append(
+                meas_rows,
+                ids[i],
+                runs[i],
+                analyzer,
+                stage_index=index,
+                stage=m.stage.value,
+                reach=m.reach.value,
+                latency_ms=float(m.latency.value) if m.latency else None,
+            )
+        disagreements = stage_measurement_disagreements(
+            measured, chain.stage_results, chain.stage_analyzer_version
+        )
+        _append(
+            outcome_rows,
+            ids[i],
+            runs[i],
+            analyzer,
+            first_failed_stage=chain.first_failed_stage.value if chain.first_failed_stage else None,
+            failure_category=chain.failure_category.value if chain.failure_category else None,
+            chain_verified=chain_is_well_formed(chain.stage_results),
+            measurements_present=True,
+            measurements_verified=not disagreements,
+            measurements_schema_version=STAGE_MEASUREMENTS_SCHEMA_VERSION,
+            measurements_analyzer_version=measured.stage_analyzer_version,
+        )
+    return (
+        pa.table(chain_rows, schema=CHAIN),
+        pa.table(outcome_rows, schema=OUTCOME),
+        pa.table(meas_rows, schema=MEASUREMENTS),
+    )
+
+
+def _append(
+    rows: dict[str, list[object]], trial_id: str, run_id: str, analyzer: int, **values: object
+) -> None:
+    values.update(trial_id=trial_id, run_id=run_id, source="derived", analyzer_version=analyzer)
+    for name, column in rows.items():
+        column.append(values[name])
+
+
+def chain_is_well_formed(rows: Sequence[StageResult]) -> bool:
+    """Our own check of CONTRACT §2.1 for a chain we derived: six rows, in stage order."""
+    return len(rows) == len(STAGES) and all(
+        row.stage is stage for row, stage in zip(rows, STAGES, strict=True)
+    )
+
+
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    columns = {}
+    for field in schema:
+        if field.name in table.column_names:
+            columns[field.name] = table.column(field.name).cast(field.type)
+        else:
+            columns[field.name] = pa.nulls(table.num_rows, field.type)
+    return pa.table(columns, schema=schema)
+
+
+def _producer_chain(evidence: TrialEvidence) -> pa.Table:
+    return _conform(evidence.producer_chain, CHAIN)
+
+
+def _producer_outcome(evidence: TrialEvidence) -> pa.Table:
+    return _conform(evidence.producer_outcome, OUTCOME)
+
+
+def _producer_measurements(evidence: TrialEvidence) -> pa.Table:
+    return _conform(evidence.producer_measurements, MEASUREMENTS)

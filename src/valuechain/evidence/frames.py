@@ -1,0 +1,136 @@
+"""Input frames of the evidence adapter: span rows normalised, and shared expressions.
+
+Inputs (Arrow tables or polars frames; extra columns are ignored):
+
+``spans`` — one row per span:
+    span_row int64 (joins ``attributes.owner_row``), trace_id / span_id / parent_span_id
+    (binary 16/8 or hex strings; parent nullable), resource_row int64 (optional, default 0),
+    source_id int (optional, default 0), name, kind, start_time_unix_nano /
+    end_time_unix_nano (uint64, nullable), status_code (0 unset, 1 ok, 2 error),
+    mcp_app_role, oi_span_kind, dropped_attributes_count (optional), dup_group (optional).
+``attributes`` — the long rows (TRACE-FORMAT §6) of those spans and their resources:
+    owner_type ('span' | 'resource'; others are ignored), owner_row, key, value_type,
+    string_value, int_value, double_value, bool_value, json_value (string columns may be
+    dictionary-encoded). Rows of one owner come in ordinal order (as ``decode_export`` and
+    ``load_trial_rows`` give them): the first row of a duplicated key wins (§5.2
+    W_DUPLICATE_ATTRIBUTE_KEY). They are read by `evidence.attributes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeAlias
+
+import polars as pl
+import pyarrow as pa
+
+from valuechain.evidence import conventions as cv
+from valuechain.evidence.conventions import OwnerClass
+
+INT64_MAX = (1 << 63) - 1
+
+Frame: TypeAlias = "pa.Table | pl.DataFrame"
+
+
+def to_polars(frame: Frame) -> pl.DataFrame:
+    """A polars view of an Arrow table (zero-copy where Arrow allows) or the frame itself."""
+    if isinstance(frame, pl.DataFrame):
+        return frame
+    out = pl.from_arrow(frame)
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _hex(frame: pl.DataFrame, name: str) -> pl.Expr:
+    col = pl.col(name)
+    if frame.schema[name] == pl.Binary:
+        return col.bin.encode("hex")
+    return col.cast(pl.String).str.to_lowercase()
+
+
+def _optional(frame: pl.DataFrame, name: str, default: object, dtype: pl.DataType) -> pl.Expr:
+    if name in frame.columns:
+        return pl.col(name).cast(dtype)
+    return pl.lit(default, dtype=dtype)
+
+
+ROLE_CLASSES: Mapping[str, OwnerClass] = {
+    cv.Role.TRIAL.value: OwnerClass.TRIAL,
+    cv.Role.GRADER.value: OwnerClass.GRADER,
+    cv.Role.WIDGET_RENDER.value: OwnerClass.WIDGET,
+    cv.Role.TURN.value: OwnerClass.TURN,
+}
+
+
+def normalise_spans(spans: Frame) -> pl.DataFrame:
+    """Span rows with hex ids, short column names, `pos` (row number), owner class and rank."""
+    frame = to_polars(spans)
+    out = frame.select(
+        pl.col("span_row").cast(pl.Int64),
+        _hex(frame, "trace_id").alias("trace"),
+        _hex(frame, "span_id").alias("span"),
+        _hex(frame, "parent_span_id").alias("parent"),
+        _optional(frame, "resource_row", 0, pl.Int64()).alias("resource_row"),
+        _optional(frame, "source_id", 0, pl.Int64()).alias("source_id"),
+        pl.col("name").cast(pl.String),
+        _optional(frame, "kind", None, pl.Int32()).alias("kind"),
+        pl.col("start_time_unix_nano").cast(pl.UInt64).alias("start_ns"),
+        pl.col("end_time_unix_nano").cast(pl.UInt64).alias("end_ns"),
+        _optional(frame, "status_code", 0, pl.Int32()).fill_null(0).alias("status_code"),
+        pl.col("mcp_app_role").cast(pl.String).alias("role"),
+        pl.col("oi_span_kind").cast(pl.String).alias("oi"),
+        _optional(frame, "dropped_attributes_count", 0, pl.Int64()).fill_null(0).alias("dropped"),
+        _optional(frame, "dup_group", None, pl.Int64()).alias("dup_group"),
+    )
+    owner_class = (
+        pl.col("role")
+        .replace_strict(
+            {role: int(cls) for role, cls in ROLE_CLASSES.items()},
+            default=int(OwnerClass.ALL),
+            return_dtype=pl.Int8,
+        )
+        .alias("owner_class")
+    )
+    out = out.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("pos"), owner_class)
+    return out.with_columns(
+        pl.int_range(pl.len(), dtype=pl.Int64).over("owner_class").alias("class_pos")
+    )
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+def timestamp(ns: pl.Expr) -> pl.Expr:
+    """A `timestamp[ns, UTC]` from raw uint64 nanoseconds; null above int64 (§1.6)."""
+    return (
+        pl.when(ns <= INT64_MAX)
+        .then(ns.cast(pl.Int64, strict=False))
+        .cast(pl.Datetime("ns", "UTC"))
+    )
+
+
+def epoch_ms(ns: pl.Expr) -> pl.Expr:
+    """Epoch milliseconds (float) from raw uint64 nanoseconds; null above int64.
+
+    Whole milliseconds and the sub-millisecond rest are converted apart, so ms-granular
+    times (all of MCPJam's, TRACE-FORMAT §3.1) stay exact: 1.78e18 ns is beyond a double.
+    """
+    whole = (ns // 1_000_000).cast(pl.Float64)
+    rest = (ns % 1_000_000).cast(pl.Float64) / 1e6
+    return pl.when(ns <= INT64_MAX).then(whole + rest)
+
+
+def first_non_null(frame: pl.DataFrame, names: tuple[str, ...]) -> pl.Expr:
+    """`coalesce` over the alias columns the frame has (§8: first alias wins)."""
+    present = [pl.col(n) for n in names if n in frame.columns]
+    if not present:
+        return pl.lit(None)
+    return pl.coalesce(present)
+
+
+def parse_int_code(text: pl.Expr) -> pl.Expr:
+    """The integer a code string holds (`"-32602"` → −32602), null when it is not one."""
+    stripped = text.str.strip_chars()
+    return pl.when(stripped.str.contains(r"^[+-]?[0-9]+$")).then(
+        stripped.cast(pl.Int64, strict=False)
+    )

@@ -1,0 +1,198 @@
+"""Spans → trials (TRACE-FORMAT §3.3, §3.8, §5.2).
+
+Contract traces (a span's resource carries `mcp.app.export.schema_version`): one trial per
+span with `mcp.app.span.role = trial`; a trace with several such roots keeps them all
+(`W_MULTIPLE_TRIAL_ROOTS`, both integrity-excluded) and gives each span to its nearest
+trial-root ancestor; a trace with `mcp.app.trial.*` keys but no trial root forms no trial
+(`W_TRIAL_ROOT_MISSING`); other contract traces (project-export `session` roots) are not
+trials. Foreign traces: one trial per trace, rooted at the earliest parentless span, else the
+earliest orphan (`W_MULTIPLE_ROOTS` when there are several parentless spans); a trace whose
+every span has a parent in the trace has a cycle (`E_PARENT_CYCLE`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from valuechain.evidence.conventions import Role
+from valuechain.evidence.issues import EvidenceCode, EvidenceIssue, IssueLog
+
+
+@dataclass(frozen=True, slots=True)
+class Grouping:
+    """`trials`: one row per trial (trial_index, trace, root_row, contract, flags);
+    `assigned`: span_row → trial_index for every span that belongs to a trial."""
+
+    trials: pl.DataFrame
+    assigned: pl.DataFrame
+
+
+def group_spans(spans: pl.DataFrame, trial_key_owners: pl.Series, log: IssueLog) -> Grouping:
+    """Form trials from normalised spans (with a `contract` column).
+
+    Args:
+        spans: normalised spans with `contract`.
+        trial_key_owners: span rows that carry an `mcp.app.trial.*` key.
+    """
+    contract_traces = spans.filter(pl.col("contract")).select("trace").unique()
+    roots = spans.filter(pl.col("contract") & (pl.col("role") == Role.TRIAL))
+    contract_roots = roots.select(
+        "trace", pl.col("span_row").alias("root_row"), pl.lit(True).alias("contract")
+    )
+    _report_missing_roots(spans, trial_key_owners, contract_traces, roots, log)
+    foreign = spans.join(contract_traces, on="trace", how="anti")
+    foreign_roots = _foreign_roots(foreign, log)
+    trials = (
+        pl.concat(
+            [
+                contract_roots.with_columns(pl.lit(False).alias("cycle")),
+                foreign_roots.select("trace", "root_row", "contract", "cycle"),
+            ]
+        )
+        .sort("root_row")
+        .with_row_index("trial_index")
+        .with_columns(pl.col("trial_index").cast(pl.Int64))
+    )
+    counts = trials.group_by("trace").agg(pl.len().alias("roots_in_trace"))
+    trials = trials.join(counts, on="trace", how="left", maintain_order="left").with_columns(
+        (pl.col("contract") & (pl.col("roots_in_trace") > 1)).alias("multiple_trial_roots")
+    )
+    single = trials.filter(pl.col("roots_in_trace") == 1).select("trace", "trial_index")
+    assigned = (
+        spans.select("span_row", "trace")
+        .join(single, on="trace", how="inner")
+        .select("span_row", "trial_index")
+    )
+    multi = trials.filter(pl.col("multiple_trial_roots"))
+    if not multi.is_empty():
+        assigned = pl.concat([assigned, _nearest_root(spans, multi, log)])
+    return Grouping(trials.drop("roots_in_trace"), assigned.select("span_row", "trial_index"))
+
+
+def _report_missing_roots(
+    spans: pl.DataFrame,
+    trial_key_owners: pl.Series,
+    contract_traces: pl.DataFrame,
+    roots: pl.DataFrame,
+    log: IssueLog,
+) -> None:
+    rootless = contract_traces.join(roots.select("trace"), on="trace", how="anti")
+    if rootless.is_empty():
+        return
+    carriers = (
+        spans.join(rootless, on="trace", how="semi")
+        .filter(pl.col("span_row").is_in(trial_key_owners.implode()))
+        .sort("span_row")
+        .group_by("trace", maintain_order=True)
+        .agg(pl.col("span").first())
+    )
+    for trace, span in carriers.iter_rows():
+        log.add(
+            EvidenceIssue(
+                EvidenceCode.W_TRIAL_ROOT_MISSING,
+                "mcp.app.trial.* keys without a span whose mcp.app.span.role is 'trial'",
+                trace_id=trace,
+                span_id=span,
+            )
+        )
+
+
+def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
+    """The root of each foreign trace: earliest parentless span, else earliest orphan."""
+    if foreign.is_empty():
+        return pl.DataFrame(
+            schema={
+                "trace": pl.String,
+                "root_row": pl.Int64,
+                "contract": pl.Boolean,
+                "cycle": pl.Boolean,
+            }
+        )
+    ids = foreign.select("trace", pl.col("span").alias("parent"))
+    orphans = foreign.filter(pl.col("parent").is_not_null()).join(
+        ids, on=["trace", "parent"], how="anti"
+    )
+    candidates = pl.concat(
+        [
+            foreign.filter(pl.col("parent").is_null()).with_columns(pl.lit(0).alias("rank")),
+            orphans.with_columns(pl.lit(1).alias("rank")),
+            foreign.with_columns(pl.lit(2).alias("rank")),  # a cycle: no root at all
+        ]
+    )
+    roots = (
+        candidates.sort(["trace", "rank", "start_ns", "span_row"], nulls_last=True)
+        .group_by("trace", maintain_order=True)
+        .agg(
+            pl.col("span_row").first().alias("root_row"),
+            pl.col("span").first().alias("root_span"),
+            pl.col("rank").first().alias("rank"),
+            (pl.col("rank") == 0).sum().alias("parentless"),
+        )
+    )
+    for trace, span, parentless in (
+        roots.filter(pl.col("parentless") > 1)
+        .select("trace", "root_span", "parentless")
+        .iter_rows()
+    ):
+        log.add(
+            EvidenceIssue(
+                EvidenceCode.W_MULTIPLE_ROOTS,
+                f"{parentless} parentless spans; the trial is rooted at the earliest",
+                trace_id=trace,
+                span_id=span,
+            )
+        )
+    for trace, span in roots.filter(pl.col("rank") == 2).select("trace", "root_span").iter_rows():
+        log.add(
+            EvidenceIssue(
+                EvidenceCode.E_PARENT_CYCLE,
+                "every span has a parent in the trace; rooted at the earliest span",
+                trace_id=trace,
+                span_id=span,
+            )
+        )
+    return roots.select(
+        "trace",
+        "root_row",
+        pl.lit(False).alias("contract"),
+        (pl.col("rank") == 2).alias("cycle"),
+    )
+
+
+def _nearest_root(spans: pl.DataFrame, multi: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
+    """span_row → trial_index by the nearest trial-root ancestor (rare: a few traces)."""
+    members = spans.join(multi.select("trace").unique(), on="trace", how="semi")
+    root_of = dict(zip(multi["root_row"].to_list(), multi["trial_index"].to_list(), strict=True))
+    rows: list[tuple[int, int]] = []
+    by_trace: dict[str, dict[str, tuple[int, str | None]]] = {}
+    for trace, span, parent, row in members.select(
+        "trace", "span", "parent", "span_row"
+    ).iter_rows():
+        by_trace.setdefault(trace, {}).setdefault(span, (row, parent))
+    for tree in by_trace.values():
+        for span_row, parent in tree.values():
+            node_row, node_parent, seen = span_row, parent, set()
+            while node_row not in root_of and node_parent is not None and node_row not in seen:
+                seen.add(node_row)
+                up = tree.get(node_parent)
+                if up is None:
+                    break
+                node_row, node_parent = up
+            if node_row in root_of:
+                rows.append((span_row, root_of[node_row]))
+    for trace, span in (
+        spans.join(multi.select("trace", "root_row"), left_on="span_row", right_on="root_row")
+        .select("trace", "span")
+        .iter_rows()
+    ):
+        log.add(
+            EvidenceIssue(
+                EvidenceCode.W_MULTIPLE_TRIAL_ROOTS,
+                "several spans with mcp.app.span.role = 'trial' in one trace",
+                trace_id=trace,
+                span_id=span,
+            )
+        )
+    return pl.DataFrame(rows, schema={"span_row": pl.Int64, "trial_index": pl.Int64}, orient="row")

@@ -1,0 +1,218 @@
+"""The `trials` and `tool_calls` tables the adapter emits, declared as data.
+
+`trials` carries the columns of `sql/schema/030_trials.sql` (same names, same meaning) and a
+few more the adapter knows: trial_index, root_span_id, source_id, contract, exclusion_class,
+project_id, run_number, variant_key, trial_result, session_id. Identity columns are null
+when the export did not carry them — absent, never equal (CONTRACT §5.11; TRACE-FORMAT §3.8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+import pyarrow as pa
+
+from valuechain.evidence import conventions as cv
+from valuechain.evidence.frames import first_non_null, timestamp
+from valuechain.evidence.issues import VERSION_CODES
+
+_TS = pa.timestamp("ns", tz="UTC")
+
+TRIAL_COLUMNS = pa.schema(
+    [
+        pa.field("trial_index", pa.int64(), nullable=False),
+        pa.field("trial_id", pa.string(), nullable=False),
+        pa.field("trace_id", pa.binary(16), nullable=False),
+        pa.field("root_span_id", pa.string(), nullable=False),
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("suite_id", pa.string()),
+        pa.field("case_id", pa.string()),
+        pa.field("case_key", pa.string()),
+        pa.field("case_title", pa.string()),
+        pa.field("intent", pa.string()),
+        pa.field("provider", pa.string()),
+        pa.field("model", pa.string()),
+        pa.field("host_key", pa.string()),
+        pa.field("host_name", pa.string()),
+        pa.field("execution_engine", pa.string()),
+        pa.field("status", pa.string()),
+        pa.field("repetition", pa.int32()),
+        pa.field("iteration_number", pa.int32()),
+        pa.field("is_negative", pa.bool_()),
+        pa.field("input_tokens", pa.int64()),
+        pa.field("output_tokens", pa.int64()),
+        pa.field("duration_ms", pa.float64()),
+        pa.field("started_at", _TS),
+        pa.field("ended_at", _TS),
+        pa.field("run_group_id", pa.string()),
+        pa.field("config_revision", pa.string()),
+        pa.field("case_set_fingerprint", pa.string()),
+        pa.field("run_status", pa.string()),
+        pa.field("materialization_state", pa.string()),
+        pa.field("trials_expected", pa.int32()),
+        pa.field("measurement_unit", pa.string()),
+        pa.field("run_completed_at", _TS),
+        pa.field("contract_version", pa.int32()),
+        pa.field("producer_analyzer_version", pa.int32()),
+        pa.field("redacted", pa.bool_()),
+        pa.field("evidence_incomplete", pa.bool_(), nullable=False),
+        pa.field("integrity_codes", pa.list_(pa.string()), nullable=False),
+        pa.field("exclusion_class", pa.string()),
+        pa.field("source_id", pa.int64(), nullable=False),
+        pa.field("contract", pa.bool_(), nullable=False),
+        pa.field("project_id", pa.string()),
+        pa.field("run_number", pa.int64()),
+        pa.field("variant_key", pa.string()),
+        pa.field("trial_result", pa.string()),
+        pa.field("session_id", pa.string()),
+    ]
+)
+
+# trials column ← root wide column, for the columns copied as sent (contract trials only).
+_COPIED = {
+    "suite_id": "mcp.app.suite.id",
+    "case_id": "mcp.app.case.id",
+    "case_key": "mcp.app.case.key",
+    "case_title": "mcp.app.case.title",
+    "intent": "mcp.app.case.intent",
+    "host_key": "mcp.app.host.key",
+    "host_name": "mcp.app.host.name",
+    "execution_engine": "mcp.app.host.engine",
+    "repetition": "mcp.app.trial.repetition",
+    "iteration_number": "mcp.app.trial.iteration_number",
+    "is_negative": "mcp.app.case.is_negative",
+    "run_group_id": "mcp.app.run.group_id",
+    "config_revision": "mcp.app.run.config_revision",
+    "case_set_fingerprint": "mcp.app.run.case_set_fingerprint",
+    "run_status": "mcp.app.run.status",
+    "materialization_state": "mcp.app.run.materialization_state",
+    "trials_expected": "mcp.app.run.trials_expected",
+    "measurement_unit": "mcp.app.run.measurement_unit",
+    "producer_analyzer_version": "mcp.app.analyzer.version",
+    "project_id": "mcp.app.project.id",
+    "run_number": "mcp.app.run.number",
+    "variant_key": "mcp.app.trial.variant_key",
+    "trial_result": "mcp.app.trial.result",
+}
+
+
+class Codes(dict[int, list[str]]):
+    """trial_index → the §5.2 codes that exclude it (sparse: most trials have none)."""
+
+    def add(self, trial_index: int, code: str) -> None:
+        found = self.setdefault(trial_index, [])
+        if code not in found:
+            found.append(code)
+
+    def frame(self) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                "trial_index": list(self),
+                "integrity_codes": list(self.values()),
+                "exclusion_class": [exclusion_class(c) for c in self.values()],
+            },
+            schema={
+                "trial_index": pl.Int64,
+                "integrity_codes": pl.List(pl.String),
+                "exclusion_class": pl.String,
+            },
+        )
+
+
+def exclusion_class(codes: Sequence[str]) -> str | None:
+    """`version` before `integrity` (CONTRACT §5.4 order); None when nothing excludes."""
+    if not codes:
+        return None
+    return "version" if any(c in VERSION_CODES for c in codes) else "integrity"
+
+
+@dataclass(frozen=True, slots=True)
+class TrialTable:
+    """Builds `trials` from the per-trial root frame (vectorised) and the integrity codes."""
+
+    roots: pl.DataFrame
+    codes: Codes
+
+    def build(self) -> pa.Table:
+        r, contract = self.roots, pl.col("contract")
+        r = r.join(self.codes.frame(), on="trial_index", how="left", maintain_order="left")
+        ended = timestamp(pl.col("end_ns"))
+        completed = pl.col("mcp.app.run.completed_time").str.to_datetime(
+            time_unit="ns", time_zone="UTC", strict=False
+        )
+        frame = r.select(
+            "trial_index",
+            "trial_id",
+            pl.col("trace").str.decode("hex").alias("trace_id"),
+            pl.col("root_span").alias("root_span_id"),
+            "run_id",
+            *(pl.col(src).alias(dst) for dst, src in _COPIED.items()),
+            pl.when(contract)
+            .then(pl.col("mcp.app.variant.provider"))
+            .otherwise(pl.col("observed_provider"))
+            .alias("provider"),
+            pl.when(contract)
+            .then(pl.col("mcp.app.variant.model"))
+            .otherwise(pl.col("observed_model"))
+            .alias("model"),
+            pl.when(contract)
+            .then(pl.col("mcp.app.trial.status"))
+            .otherwise(pl.col("foreign_status"))
+            .alias("status"),
+            "input_tokens",
+            "output_tokens",
+            # signed: end < start (clock skew) stays negative, never swapped (§5.2)
+            (
+                (
+                    pl.col("end_ns").cast(pl.Int64, strict=False)
+                    - pl.col("start_ns").cast(pl.Int64, strict=False)
+                )
+                / 1e6
+            ).alias("duration_ms"),
+            timestamp(pl.col("start_ns")).alias("started_at"),
+            ended.alias("ended_at"),
+            # §3.5: readers fall back to the latest trial-root end time of the run
+            pl.when(contract)
+            .then(pl.coalesce(completed, ended.max().over("run_id")))
+            .alias("run_completed_at"),
+            pl.when(contract).then(pl.col("schema_version")).alias("contract_version"),
+            "redacted",
+            pl.col("evidence_incomplete").fill_null(False),
+            pl.col("integrity_codes").fill_null(pl.lit([], dtype=pl.List(pl.String))),
+            "exclusion_class",
+            "source_id",
+            "contract",
+            first_non_null(r, cv.SESSION).alias("session_id"),
+        )
+        return frame.to_arrow().select(TRIAL_COLUMNS.names).cast(TRIAL_COLUMNS)
+
+
+TOOL_CALLS_SCHEMA = pa.schema(
+    [
+        pa.field("trial_index", pa.int64(), nullable=False),
+        pa.field("trial_id", pa.string()),
+        pa.field("call_id", pa.string()),
+        pa.field("tool_name", pa.string()),
+        pa.field("requested", pa.bool_(), nullable=False),
+        pa.field("executed", pa.bool_(), nullable=False),
+        pa.field("outcome", pa.string()),
+        pa.field("status", pa.string()),
+        pa.field("span_id", pa.string()),
+        pa.field("span_count", pa.int32(), nullable=False),
+        pa.field("mcp_error_code", pa.int64()),
+        pa.field("prompt_index", pa.int64()),
+    ]
+)
+
+
+def tool_calls_table(calls: pl.DataFrame, roots: pl.DataFrame) -> pa.Table:
+    """One row per logical tool call (TRACE-FORMAT §2.4), in trial then call order."""
+    named = calls.join(
+        roots.select("trial_index", "trial_id"),
+        on="trial_index",
+        how="left",
+        maintain_order="left",
+    )
+    return named.to_arrow().select(TOOL_CALLS_SCHEMA.names).cast(TOOL_CALLS_SCHEMA)

@@ -1,0 +1,101 @@
+"""The terminal view of one trial's chain, as the seeds describe reading it.
+
+Where value stopped, the reason on that row, the category and its next action, the advisory
+observations beside it — and notMeasured, notApplicable and notReached visibly distinct from
+passed: each state has its own mark and colour, and only ``passed`` is green.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from valuechain.contract.labels import CATEGORY_LABELS, STAGE_LABELS
+from valuechain.contract.vocab import FailureCategory, Stage
+from valuechain.query.trial import TrialView
+
+STATE_STYLE = {
+    "passed": ("✔", "green"),
+    "failed": ("✘", "bold red"),
+    "notReached": ("↷", "magenta"),
+    "notMeasured": ("?", "yellow"),
+    "notApplicable": ("–", "dim"),
+}
+
+
+def render_trial(view: TrialView) -> Group:
+    """A header, the six-row chain and the observations."""
+    ident = view.identity
+    header = Text.assemble(
+        ("trial ", "bold"),
+        (str(ident["trial_id"]), "bold cyan"),
+        f"  run {ident['run_id']}",
+        f"  case {ident.get('case_title') or ident.get('case_id') or '∅'}",
+        f"  model {ident.get('model') or '∅'}  status {ident.get('status') or '∅'}\n",
+        (f"chain: {view.source} @ analyzer {view.analyzer_version}", "dim"),
+    )
+    table = Table(header_style="bold", show_lines=False)
+    for column in ("#", "stage", "state", "…because", "evidence"):
+        table.add_column(column)
+    for row in view.chain:
+        mark, style = STATE_STYLE.get(row["state"], ("·", ""))
+        stopped = row["stage"] == view.first_failed_stage
+        stage = STAGE_LABELS[Stage(row["stage"])] + ("  ◀ value stopped here" if stopped else "")
+        evidence = row.get("evidence") or {}
+        table.add_row(
+            str(row["stage_index"] + 1),
+            Text(stage, "bold" if stopped else ""),
+            Text(f"{mark} {row['stateLabel']}", style),
+            row.get("reasonLabel") or "",
+            _evidence(evidence),
+        )
+    parts: list[Text | Table] = [header, table]
+    if view.failure_category or view.first_failed_stage:
+        category = (
+            CATEGORY_LABELS[FailureCategory(view.failure_category)]
+            if view.failure_category
+            else "none recorded"
+        )
+        where = view.first_failed_stage or "no stage failed"
+        parts.append(
+            Text.assemble(
+                ("where value stopped: ", "bold"),
+                where,
+                ("   category: ", "bold"),
+                category,
+                ("\nnext: ", "bold"),
+                view.next_action,
+            )
+        )
+    else:
+        parts.append(
+            Text(
+                "no stage failed — read the states: notMeasured, notApplicable and "
+                "notReached are not passes",
+                "dim",
+            )
+        )
+    if view.observations:
+        obs = Table(title="advisory observations (never decide a stage)", header_style="bold")
+        for column in ("check", "link", "result", "reason"):
+            obs.add_column(column)
+        for o in view.observations:
+            result = {"true": "held", "false": "did not hold"}.get(
+                str(o["passed"]).lower(), o["status"] or "∅"
+            )
+            obs.add_row(o["kind"] or "∅", o["stage"] or "∅", result, o["reason"] or "")
+        parts.append(obs)
+    return Group(*parts)
+
+
+def _evidence(evidence: dict[str, object]) -> str:
+    bits = []
+    for key, label in (("spanIds", "spans"), ("promptIndexes", "prompts")):
+        value = evidence.get(key)
+        if isinstance(value, list) and value:
+            bits.append(f"{label} {', '.join(map(str, value))}")
+    reasons = evidence.get("predicateReasons")
+    if isinstance(reasons, list) and reasons:
+        bits.append("; ".join(map(str, reasons)))
+    return "  ".join(bits)
