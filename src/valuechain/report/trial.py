@@ -41,7 +41,7 @@ def render_trial(view: TrialView) -> Group:
     for row in view.chain:
         mark, style = STATE_STYLE.get(row["state"], ("·", ""))
         stopped = row["stage"] == view.first_failed_stage
-        stage = STAGE_LABELS[Stage(row["stage"])] + ("  ◀ value stopped here" if stopped else "")
+        stage = STAGE_LABELS[Stage(row["stage"])] + ("  ◀ stopped" if stopped else "")
         evidence = row.get("evidence") or {}
         table.add_row(
             str(row["stage_index"] + 1),

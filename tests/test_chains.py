@@ -1,0 +1,145 @@
+"""The derive step end to end: import → trials, chains, outcomes, measurements in the store.
+
+The spec example export (TRACE-FORMAT §3.9) carries the producer's persisted chain for all
+eight trials; valuechain's own analyzer must agree with every row of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import valuechain
+from valuechain.cli import main
+
+EXAMPLE = "spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"
+
+
+@pytest.fixture
+def example(shared: Path) -> Path:
+    return shared / EXAMPLE
+
+
+@pytest.fixture
+def store(example: Path) -> valuechain.Store:
+    s = valuechain.open(":memory:")
+    s.import_paths([example])
+    return s
+
+
+def chain_rows(store: valuechain.Store) -> list[tuple[object, ...]]:
+    return store.sql(
+        "SELECT trial_id, source, analyzer_version, stage_index, state, reason, evidence "
+        "FROM stage_chain ORDER BY ALL"
+    ).rows()
+
+
+def test_example_derived_chains_equal_the_persisted_rows(store: valuechain.Store) -> None:
+    counts = store.sql(
+        "SELECT source, analyzer_version, count(DISTINCT trial_id) AS trials, count(*) AS rows "
+        "FROM stage_chain GROUP BY ALL ORDER BY ALL"
+    ).rows()
+    assert counts == [("derived", 12, 8, 48), ("producer", 12, 8, 48)]
+    assert store.sql("SELECT * FROM chain_disagreements").height == 0
+    outcomes = store.sql(
+        "SELECT d.trial_id FROM trial_outcome d JOIN trial_outcome p USING (trial_id) "
+        "WHERE d.source = 'derived' AND p.source = 'producer' AND ("
+        "d.first_failed_stage IS DISTINCT FROM p.first_failed_stage OR "
+        "d.failure_category IS DISTINCT FROM p.failure_category)"
+    )
+    assert outcomes.height == 0
+
+
+def test_every_chain_has_six_rows_in_stage_order(store: valuechain.Store) -> None:
+    stages = store.sql(
+        "SELECT trial_id, source, list(stage ORDER BY stage_index) AS stages "
+        "FROM stage_chain GROUP BY ALL"
+    )
+    expected = ["connection", "discovery", "selection", "call", "response", "userValue"]
+    assert all(s == expected for s in stages["stages"].to_list())
+
+
+def test_trials_carry_identity_and_measurements_are_verified(store: valuechain.Store) -> None:
+    trials = store.sql("SELECT * FROM trials")
+    assert trials.height == 8
+    assert trials["run_id"].n_unique() == 1
+    assert set(trials["provider"].to_list()) >= {"openai"} or trials["provider"].null_count() == 0
+    assert (
+        store.sql(
+            "SELECT count(*) AS n FROM trial_outcome WHERE source = 'derived' "
+            "AND chain_verified AND measurements_verified"
+        )["n"][0]
+        == 8
+    )
+    assert (
+        store.sql("SELECT count(*) AS n FROM stage_measurements WHERE source = 'derived'")["n"][0]
+        == 48
+    )
+
+
+def test_reimport_and_rederive_do_not_duplicate(store: valuechain.Store, example: Path) -> None:
+    before = chain_rows(store)
+    store.import_paths([example])  # same bytes: unchanged, nothing rederived
+    assert chain_rows(store) == before
+    store.derive()  # explicit re-derivation at 12 replaces, never appends
+    assert chain_rows(store) == before
+
+
+def test_analyzer_11_is_stored_beside_12(store: valuechain.Store) -> None:
+    summary = store.derive(analyzer=11)
+    assert summary.derived == 8
+    versions = store.sql(
+        "SELECT DISTINCT analyzer_version FROM stage_chain WHERE source = 'derived' ORDER BY 1"
+    )["analyzer_version"].to_list()
+    assert versions == [11, 12]
+    trial_id = store.sql("SELECT min(trial_id) AS t FROM trials")["t"][0]
+    assert store.trial(trial_id, analyzer=11).analyzer_version == 11
+    assert store.trial(trial_id).analyzer_version == 12  # readers default to the current one
+
+
+def test_verify_lists_a_tampered_producer_row(tmp_path: Path, example: Path) -> None:
+    text = example.read_text()
+    needle = '{"key":"mcp.app.stages.2.state","value":{"stringValue":"passed"}}'
+    assert needle in text
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(text.replace(needle, needle.replace("passed", "failed"), 1))
+    store_path = tmp_path / "s.duckdb"
+    runner = CliRunner()
+    assert runner.invoke(main, ["--store", str(store_path), "import", str(tampered)]).exit_code == 0
+    result = runner.invoke(main, ["--store", str(store_path), "verify", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert '"stage": "selection"' in result.output
+    assert '"producer_state": "failed"' in result.output
+    assert '"derived_state": "passed"' in result.output
+
+
+def test_trial_command_shows_where_value_stopped(tmp_path: Path, example: Path) -> None:
+    store_path = str(tmp_path / "s.duckdb")
+    runner = CliRunner()
+    runner.invoke(main, ["--store", store_path, "import", str(example)])
+    with valuechain.open(store_path) as s:
+        failing = s.sql(
+            "SELECT trial_id, first_failed_stage FROM trial_outcome "
+            "WHERE source = 'derived' AND first_failed_stage IS NOT NULL ORDER BY 1 LIMIT 1"
+        ).row(0)
+    result = runner.invoke(main, ["--store", store_path, "trial", failing[0]])
+    assert result.exit_code == 0, result.output
+    assert f"where value stopped: {failing[1]}" in result.output
+    assert "◀ stopped" in result.output
+    assert "next:" in result.output
+    as_json = runner.invoke(main, ["--store", store_path, "trial", failing[0], "--format", "json"])
+    assert f'"firstFailedStage": "{failing[1]}"' in as_json.output
+    assert '"stageIndex": 0' in as_json.output and '"stage_index"' not in as_json.output
+    missing = runner.invoke(main, ["--store", store_path, "trial", "no-such-trial"])
+    assert missing.exit_code == 1
+    assert "no such trial" in missing.output
+
+
+def test_no_derive_imports_spans_only(example: Path) -> None:
+    s = valuechain.open(":memory:")
+    report = s.import_paths([example], derive=False)
+    assert report.derived is None
+    assert s.sql("SELECT count(*) AS n FROM stage_chain")["n"][0] == 0
+    assert s.sql("SELECT count(*) AS n FROM spans")["n"][0] == 72
