@@ -127,7 +127,6 @@ def test_trial_command_shows_where_value_stopped(tmp_path: Path, example: Path) 
     result = runner.invoke(main, ["--store", store_path, "trial", failing[0]])
     assert result.exit_code == 0, result.output
     assert f"where value stopped: {failing[1]}" in result.output
-    assert "◀ stopped" in result.output
     assert "next:" in result.output
     as_json = runner.invoke(main, ["--store", store_path, "trial", failing[0], "--format", "json"])
     assert f'"firstFailedStage": "{failing[1]}"' in as_json.output
