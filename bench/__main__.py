@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import ingest
+from bench import derive, ingest
 
-SUITES = {"ingest": ingest.run}
+SUITES = {"ingest": ingest.run, "derive": derive.run}
 
 
 def main(argv: list[str] | None = None) -> int:

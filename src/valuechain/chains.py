@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
+import orjson
 import pyarrow as pa
 
-from valuechain.contract.derivation import StageDerivation, StageResult
+from valuechain.contract.derivation import StageDerivation, StageResult, StageSpan
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
 from valuechain.contract.vocab import STAGES
 from valuechain.derive import derive_chains, derive_measurements, stage_measurement_disagreements
@@ -123,69 +125,111 @@ def derive_traces(
 def _derived_tables(
     evidence: TrialEvidence, chains: list[StageDerivation], analyzer: int
 ) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """Column-wise rows of the derived chains, outcomes and measurements (one pass)."""
     ids = evidence.trials.column("trial_id").to_pylist()
     runs = evidence.trials.column("run_id").to_pylist()
-    chain_rows: dict[str, list[object]] = {name: [] for name in CHAIN.names}
-    outcome_rows: dict[str, list[object]] = {name: [] for name in OUTCOME.names}
-    meas_rows: dict[str, list[object]] = {name: [] for name in MEASUREMENTS.names}
+    spans = _timed_spans(evidence)
+    chain_trials: list[int] = []  # trial index per chain
+    stage_rows: list[tuple[str, str, str | None, str | None]] = []
+    meas_rows: list[tuple[str, str, float | None]] = []
+    outcome: dict[str, list[object]] = {n: [] for n in OUTCOME.names[4:]}
     derived = iter(chains)
     for i, inp in enumerate(evidence.inputs):
         if inp is None:  # contract version ahead: never coerced, no derived chain (§5.2)
             continue
         chain = next(derived)
-        measured = derive_measurements(chain, evidence.timed_spans(i))
-        for index, row in enumerate(chain.stage_results):
-            _append(
-                chain_rows,
-                ids[i],
-                runs[i],
-                analyzer,
-                stage_index=index,
-                stage=row.stage.value,
-                state=row.state.value,
-                reason=row.reason.value if row.reason else None,
-                evidence=js_json(row.evidence.to_wire()) if row.evidence else None,
+        chain_trials.append(i)
+        measured = derive_measurements(chain, spans[i])
+        stage_rows.extend(
+            (
+                r.stage.value,
+                r.state.value,
+                r.reason.value if r.reason else None,
+                _evidence_json(r.evidence.to_wire()) if r.evidence else None,
             )
-        for index, m in enumerate(measured.rows):
-            _append(
-                meas_rows,
-                ids[i],
-                runs[i],
-                analyzer,
-                stage_index=index,
-                stage=m.stage.value,
-                reach=m.reach.value,
-                latency_ms=float(m.latency.value) if m.latency else None,
-            )
+            for r in chain.stage_results
+        )
+        meas_rows.extend(
+            (m.stage.value, m.reach.value, float(m.latency.value) if m.latency else None)
+            for m in measured.rows
+        )
         disagreements = stage_measurement_disagreements(
             measured, chain.stage_results, chain.stage_analyzer_version
         )
-        _append(
-            outcome_rows,
-            ids[i],
-            runs[i],
-            analyzer,
-            first_failed_stage=chain.first_failed_stage.value if chain.first_failed_stage else None,
-            failure_category=chain.failure_category.value if chain.failure_category else None,
-            chain_verified=chain_is_well_formed(chain.stage_results),
-            measurements_present=True,
-            measurements_verified=not disagreements,
-            measurements_schema_version=STAGE_MEASUREMENTS_SCHEMA_VERSION,
-            measurements_analyzer_version=measured.stage_analyzer_version,
+        for name, value in (
+            ("first_failed_stage", chain.first_failed_stage),
+            ("failure_category", chain.failure_category),
+            ("chain_verified", chain_is_well_formed(chain.stage_results)),
+            ("measurements_present", True),
+            ("measurements_verified", not disagreements),
+            ("measurements_schema_version", STAGE_MEASUREMENTS_SCHEMA_VERSION),
+            ("measurements_analyzer_version", measured.stage_analyzer_version),
+        ):
+            outcome[name].append(value.value if isinstance(value, Enum) else value)
+    six = len(STAGES)
+    per_stage = [t for t in chain_trials for _ in range(six)]
+    keys = {
+        "trial_id": [ids[t] for t in per_stage],
+        "run_id": [runs[t] for t in per_stage],
+        "source": ["derived"] * len(per_stage),
+        "analyzer_version": [analyzer] * len(per_stage),
+        "stage_index": list(range(six)) * len(chain_trials),
+    }
+    chain_cols = (
+        dict(
+            zip(
+                ("stage", "state", "reason", "evidence"), zip(*stage_rows, strict=True), strict=True
+            )
         )
+        if stage_rows
+        else {}
+    )
+    meas_cols = (
+        dict(zip(("stage", "reach", "latency_ms"), zip(*meas_rows, strict=True), strict=True))
+        if meas_rows
+        else {}
+    )
+    head = {
+        "trial_id": [ids[t] for t in chain_trials],
+        "run_id": [runs[t] for t in chain_trials],
+        "source": ["derived"] * len(chain_trials),
+        "analyzer_version": [analyzer] * len(chain_trials),
+    }
     return (
-        pa.table(chain_rows, schema=CHAIN),
-        pa.table(outcome_rows, schema=OUTCOME),
-        pa.table(meas_rows, schema=MEASUREMENTS),
+        _table({**keys, **{k: list(v) for k, v in chain_cols.items()}}, CHAIN),
+        _table({**head, **outcome}, OUTCOME),
+        _table({**keys, **{k: list(v) for k, v in meas_cols.items()}}, MEASUREMENTS),
     )
 
 
-def _append(
-    rows: dict[str, list[object]], trial_id: str, run_id: str, analyzer: int, **values: object
-) -> None:
-    values.update(trial_id=trial_id, run_id=run_id, source="derived", analyzer_version=analyzer)
-    for name, column in rows.items():
-        column.append(values[name])
+def _table(columns: dict[str, list[object]], schema: pa.Schema) -> pa.Table:
+    if not columns.get("trial_id"):
+        return schema.empty_table()
+    return pa.table(columns, schema=schema)
+
+
+def _timed_spans(evidence: TrialEvidence) -> list[list[StageSpan]]:
+    """Every trial's spans with their epoch-ms intervals, converted from Arrow once."""
+    table = evidence.spans
+    spans = [
+        StageSpan(id=s, started_at=a, ended_at=b)
+        for s, a, b in zip(
+            table.column("span_id").to_pylist(),
+            table.column("started_at").to_pylist(),
+            table.column("ended_at").to_pylist(),
+            strict=True,
+        )
+    ]
+    offsets = evidence.span_offsets
+    return [spans[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def _evidence_json(wire: dict[str, object]) -> str:
+    """JSON.stringify-compatible text; orjson unless a lone surrogate needs JS escaping."""
+    try:
+        return orjson.dumps(wire).decode()
+    except TypeError:
+        return js_json(wire)
 
 
 def chain_is_well_formed(rows: Sequence[StageResult]) -> bool:
