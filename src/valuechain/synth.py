@@ -70,6 +70,7 @@ class SynthConfig:
     seed: int = 0
     redacted: bool = False  # §3.6: withhold content, list it in `mcp.app.redacted_keys`
     start_unix_nano: int = 1_767_225_600_000_000_000  # fixed epoch base so output is deterministic
+    failures: bool = False  # every trial gets a failure scenario (valuechain.synth_failures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,6 +530,11 @@ class _Trial:
 def _traces(config: SynthConfig, suite: _Suite) -> Iterator[tuple[int, list[dict[str, Any]]]]:
     """(run index, spans) per trial, in case × model × repetition order like §3.9."""
     models = MODELS[: config.models]
+    cycle = None
+    if config.failures:  # imported here: synth_failures builds on this module
+        from valuechain.synth_failures import ScenarioCycle  # noqa: PLC0415
+
+        cycle = ScenarioCycle(config.seed)
     for r in range(config.runs):
         rng = random.Random(f"valuechain.synth:{config.seed}:run:{r}")
         head: Pairs = [
@@ -555,7 +561,7 @@ def _traces(config: SynthConfig, suite: _Suite) -> Iterator[tuple[int, list[dict
                     ]
                     t0_ns = config.start_unix_nano + t_ms * 10**6
                     trial_rng = random.Random(rng.getrandbits(64))  # one stream per trial
-                    trial = _Trial(
+                    trial = (_Trial if cycle is None else cycle.draw(case))(
                         suite,
                         case,
                         model,
