@@ -17,6 +17,9 @@ import orjson
 import pyarrow as pa
 
 from valuechain.contract.derivation import StageDerivation, StageResult, StageSpan
+from valuechain.contract.tables import STAGE_CHAIN as CHAIN
+from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
+from valuechain.contract.tables import TRIAL_OUTCOME as OUTCOME
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
 from valuechain.contract.vocab import STAGES
 from valuechain.derive import derive_chains, derive_measurements, stage_measurement_disagreements
@@ -24,47 +27,6 @@ from valuechain.derive.jssem import js_json
 from valuechain.evidence.load import load_source_runs, load_trial_rows
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.store import Database
-
-CHAIN = pa.schema(
-    [
-        ("trial_id", pa.string()),
-        ("run_id", pa.string()),
-        ("source", pa.string()),
-        ("analyzer_version", pa.int32()),
-        ("stage_index", pa.int8()),
-        ("stage", pa.string()),
-        ("state", pa.string()),
-        ("reason", pa.string()),
-        ("evidence", pa.string()),
-    ]
-)
-OUTCOME = pa.schema(
-    [
-        ("trial_id", pa.string()),
-        ("run_id", pa.string()),
-        ("source", pa.string()),
-        ("analyzer_version", pa.int32()),
-        ("first_failed_stage", pa.string()),
-        ("failure_category", pa.string()),
-        ("chain_verified", pa.bool_()),
-        ("measurements_present", pa.bool_()),
-        ("measurements_verified", pa.bool_()),
-        ("measurements_schema_version", pa.int32()),
-        ("measurements_analyzer_version", pa.int32()),
-    ]
-)
-MEASUREMENTS = pa.schema(
-    [
-        ("trial_id", pa.string()),
-        ("run_id", pa.string()),
-        ("source", pa.string()),
-        ("analyzer_version", pa.int32()),
-        ("stage_index", pa.int8()),
-        ("stage", pa.string()),
-        ("reach", pa.string()),
-        ("latency_ms", pa.float64()),
-    ]
-)
 
 
 @dataclass(frozen=True, slots=True)

@@ -140,6 +140,42 @@ ISSUES = _schema(
     ("occurrences", pa.uint32(), False),
 )
 
+# Derived tables (sql/schema/031–033): every row is keyed by trial, chain source and analyzer.
+_CHAIN_KEY = (
+    ("trial_id", pa.string(), False),
+    ("run_id", pa.string(), False),
+    ("source", pa.string(), False),  # 'derived' | 'producer'
+    ("analyzer_version", pa.int32(), False),
+)
+
+STAGE_CHAIN = _schema(
+    *_CHAIN_KEY,
+    ("stage_index", pa.int8(), False),
+    ("stage", pa.string(), False),
+    ("state", pa.string(), False),
+    ("reason", pa.string(), True),
+    ("evidence", pa.string(), True),
+)
+
+TRIAL_OUTCOME = _schema(
+    *_CHAIN_KEY,
+    ("first_failed_stage", pa.string(), True),
+    ("failure_category", pa.string(), True),
+    ("chain_verified", pa.bool_(), True),
+    ("measurements_present", pa.bool_(), False),
+    ("measurements_verified", pa.bool_(), True),
+    ("measurements_schema_version", pa.int32(), True),
+    ("measurements_analyzer_version", pa.int32(), True),
+)
+
+STAGE_MEASUREMENTS = _schema(
+    *_CHAIN_KEY,
+    ("stage_index", pa.int8(), False),
+    ("stage", pa.string(), False),
+    ("reach", pa.string(), False),
+    ("latency_ms", pa.float64(), True),
+)
+
 # Tables a decoded source carries, in commit order (owners before what points at them).
 SPAN_TABLES: dict[str, pa.Schema] = {
     "resources": RESOURCES,
