@@ -7,7 +7,12 @@ import sys
 
 from bench import derive, ingest
 
-SUITES = {"ingest": ingest.run, "derive": derive.run}
+SUITES = {
+    "ingest": ingest.run,
+    "ingest-store": ingest.run_store,
+    "ingest-memory": ingest.run_memory,
+    "derive": derive.run,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,7 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("suites", nargs="*", metavar="SUITE",
                         help=f"which suites to run: {', '.join(SUITES)} (default: all)")
     parser.add_argument("--size-mb", type=int, default=100,
-                        help="size of the synthetic NDJSON export (default 100 MB)")
+                        help="size of the synthetic NDJSON export (default 100 MB; ingest takes at "
+                             "least 200 MB, ingest-memory at least 2 GB)")
     args = parser.parse_args(argv)
     unknown = set(args.suites) - SUITES.keys()
     if unknown:

@@ -359,6 +359,18 @@ def trial(ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, 
 )
 @click.option("--ndjson", is_flag=True, help="One request per line (collector file style).")
 @click.option("--gzip", "gzip_", is_flag=True, help="gzip the output.")
+@click.option(
+    "--proto",
+    is_flag=True,
+    help="Binary protobuf: length-prefixed ExportTraceServiceRequest records, one per trace "
+    "(the collector's format: proto).",
+)
+@click.option("--zstd", "zstd_", is_flag=True, help="One standard zstd stream (native mode).")
+@click.option(
+    "--zstd-legacy",
+    is_flag=True,
+    help="The collector's legacy zstd: length-prefixed records, each compressed on its own.",
+)
 @click.option("--redacted", is_flag=True, help="No content: the MCPJam default export.")
 @click.option(
     "--failures",
@@ -375,10 +387,13 @@ def synth(
     out_path: Path,
     ndjson: bool,
     gzip_: bool,
+    proto: bool,
+    zstd_: bool,
+    zstd_legacy: bool,
     redacted: bool,
     failures: bool,
 ) -> None:
-    """Write a realistic synthetic export (deterministic for a seed)."""
+    """Write a realistic synthetic export (deterministic for a seed), in bounded memory."""
     from valuechain.synth import SynthConfig, write_export  # noqa: PLC0415 (slow import)
 
     config = SynthConfig(
@@ -390,7 +405,12 @@ def synth(
         redacted=redacted,
         failures=failures,
     )
-    summary = write_export(out_path, config, ndjson=ndjson, gzip=gzip_)
+    if sum((gzip_, zstd_, zstd_legacy)) > 1:
+        raise UsageError(
+            "--gzip/--zstd/--zstd-legacy", "choose one compression", "drop all but one"
+        )
+    zstd = "native" if zstd_ else "legacy" if zstd_legacy else None
+    summary = write_export(out_path, config, ndjson=ndjson, gzip=gzip_, proto=proto, zstd=zstd)
     out.print(
         f"wrote {summary.path}: {summary.bytes_written} bytes, {summary.runs} runs, "
         f"{summary.trials} trials, {summary.spans} spans"

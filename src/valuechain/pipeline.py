@@ -7,9 +7,12 @@ call still import. Bytes already in the ledger are skipped as ``unchanged``.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
+import multiprocessing
 from collections import Counter
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,10 +21,11 @@ import pyarrow.compute as pc
 from valuechain.chains import DeriveSummary, derive_traces
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
-from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export, pointer
+from valuechain.ingest.decode import DecodedSource, DecodeOptions, SourceStream, pointer
 from valuechain.ingest.issues import HINTS, Code, Issue, Severity
 from valuechain.ingest.read import Missing, expand_paths
-from valuechain.store import Database
+from valuechain.ingest.unpack import file_chunks
+from valuechain.store import Committed, Database
 
 ProgressFn = Callable[[int], None]
 
@@ -46,7 +50,7 @@ class SourceResult:
     spans_deduplicated: int = 0
     issues: list[Issue] = field(default_factory=list)
     error: IngestError | None = None
-    trace_ids: tuple[bytes, ...] = ()
+    trace_ids: tuple[builtins.bytes, ...] = ()
 
     def issue_counts(self) -> Counter[str]:
         counts: Counter[str] = Counter()
@@ -107,33 +111,108 @@ def import_paths(
     files, missing = plan(paths)
     report = ImportReport(sources=missing)
     import_id = db.next_import_id()
-    for path in files:
-        report.sources.append(import_file(db, path, import_id, options))
-        if on_progress is not None:
-            on_progress(report.sources[-1].bytes)
+    with DecodePool(options.decode.workers) as pool:
+        for path in files:
+            report.sources.append(import_file(db, path, import_id, options, pool))
+            if on_progress is not None:
+                on_progress(report.sources[-1].bytes)
     touched = sorted({t for source in report.sources for t in source.trace_ids})
     if options.derive and touched:
         report.derived = derive_traces(db, touched, analyzer=options.analyzer)
     return report
 
 
-def import_file(db: Database, path: Path, import_id: int, options: ImportOptions) -> SourceResult:
-    """Import one file in one transaction."""
+class DecodePool:
+    """Worker processes that decode the parts of large sources while this process commits.
+
+    Started on first use (only a source larger than one batch needs it) with the
+    ``forkserver`` method — never ``fork``: the parent holds DuckDB's threads — and shut down
+    at the end of the import call. As with any ``multiprocessing`` use, a script calling
+    ``import_paths`` must guard its entry point (``if __name__ == "__main__":``): workers
+    re-import the main module. ``DecodeOptions(workers=0)`` decodes in-process instead.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._executor: Executor | None = None
+
+    def executor_for(self, size: int, options: DecodeOptions) -> Executor | None:
+        if self.workers < 1 or size <= options.batch_bytes:
+            return None
+        if self._executor is None:
+            context = multiprocessing.get_context("forkserver")
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+        return self._executor
+
+    def __enter__(self) -> DecodePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=True)
+            self._executor = None
+
+
+def import_file(
+    db: Database,
+    path: Path,
+    import_id: int,
+    options: ImportOptions,
+    pool: DecodePool | None = None,
+) -> SourceResult:
+    """Import one file in one transaction, streaming it through the decoder batch by batch.
+
+    The file is hashed first (a re-import of the same bytes is ``unchanged`` and costs one
+    read), then read, decompressed, framed and decoded a part at a time; each batch is written
+    into the source's open transaction as it arrives. A source that turns out rejected (or
+    fails ``strict``) is rolled back whole.
+    """
     name = str(path)
     try:
-        data = path.read_bytes()
+        sha256, size = _digest(path)
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
-    if db.has_source(hashlib.sha256(data).hexdigest()):
-        return SourceResult(name, "unchanged", bytes=len(data))
-    decoded = decode_export(data, name, options.decode)
-    return commit(db, decoded, import_id, options)
+    if db.has_source(sha256):
+        return SourceResult(name, "unchanged", bytes=size)
+    executor = pool.executor_for(size, options.decode) if pool is not None else None
+    stream = SourceStream(file_chunks(path), name, sha256, size, options.decode, executor)
+    try:
+        with db.source_writer(name, import_id) as writer:
+            for batch in stream:
+                writer.add(batch.tables, batch.issues)
+            decoded = stream.result
+            result = _verdict(decoded, options)
+            if result.error is not None:
+                writer.abort()
+                return result
+            committed = writer.finish(decoded, stream.merger.closing_issues())
+    except OSError as exc:
+        return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
+    trace_ids = tuple(sorted(stream.merger.trace_ids))
+    return _committed(result, decoded, committed, trace_ids)
+
+
+def _digest(path: Path) -> tuple[str, int]:
+    with path.open("rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256")
+        return digest.hexdigest(), handle.tell()
 
 
 def commit(
     db: Database, decoded: DecodedSource, import_id: int, options: ImportOptions
 ) -> SourceResult:
     """Commit a decoded source unless it was rejected (or is rejected by ``strict``)."""
+    result = _verdict(decoded, options)
+    if result.error is not None:
+        return result
+    committed = db.commit_source(decoded, import_id)
+    spans = decoded.tables["spans"]
+    trace_ids = tuple(pc.unique(spans.column("trace_id")).to_pylist())
+    return _committed(result, decoded, committed, trace_ids)
+
+
+def _verdict(decoded: DecodedSource, options: ImportOptions) -> SourceResult:
+    """The result of a decoded source, with the error that rejects it (if any)."""
     result = SourceResult(
         decoded.source,
         "rejected",
@@ -151,15 +230,20 @@ def commit(
                 first.hint,
                 code=first.code.value,
             )
-    if result.error is not None:
-        return result
-    committed = db.commit_source(decoded, import_id)
+    return result
+
+
+def _committed(
+    result: SourceResult,
+    decoded: DecodedSource,
+    committed: Committed,
+    trace_ids: tuple[bytes, ...],
+) -> SourceResult:
     result.outcome = "partial" if decoded.status == "partial" else "imported"
     result.spans = committed.span_rows
     result.spans_deduplicated = committed.spans_deduplicated
-    spans = decoded.tables["spans"]
-    result.trace_ids = tuple(pc.unique(spans.column("trace_id")).to_pylist())
-    result.traces = len(result.trace_ids)
+    result.trace_ids = trace_ids
+    result.traces = len(trace_ids)
     if committed.spans_deduplicated:
         result.issues = [
             *result.issues,

@@ -22,8 +22,8 @@ import pyarrow as pa
 
 from valuechain._version import __version__
 from valuechain.errors import StoreError, VersionAheadError
-from valuechain.ingest.decode import DecodedSource
-from valuechain.ingest.issues import HINTS, Code
+from valuechain.ingest.decode import DecodedSource, issues_table
+from valuechain.ingest.issues import AGGREGATED, HINTS, Code, Issue
 from valuechain.materialize import sqlfiles
 
 STORE_SCHEMA_VERSION = 1
@@ -140,40 +140,16 @@ class Database:
         """Write one accepted source in a single transaction (all or nothing)."""
         if decoded.status == "rejected":
             raise ValueError("a rejected source is never written to the store")
-        con = self.con
-        con.begin()
-        try:
-            for name, table in decoded.tables.items():
-                con.register(f"staged_{name}", table)
-            offsets = self._next_rows()
-            params: dict[str, Any] = {
-                **offsets,
-                "hint": None,
-                "import_id": import_id,
-                "path": decoded.source,
-            }
-            for sql in sqlfiles.folder("ingest")[1:]:
-                if sql.name.endswith("_dedup_counts.sql"):
-                    dedup = self._one(sql.text, sql.bind(params))
-                    params.update(self._ledger(decoded, dedup, import_id))
-                    continue
-                params["hint"] = _hint_for(sql.name)
-                con.execute(sql.text, sql.bind(params))
-            conflicts = self._one("SELECT count(*) FROM conflicts")
-            con.commit()
-        except BaseException:
-            con.rollback()
-            raise
-        finally:
-            for name in decoded.tables:
-                con.unregister(f"staged_{name}")
-        return Committed(
-            offsets["source_id"],
-            params["span_rows"],
-            params["spans_deduplicated"],
-            params["attributes_deduplicated"],
-            int(conflicts[0]) if conflicts else 0,
-        )
+        with self.source_writer(decoded.source, import_id) as writer:
+            batch_tables = {k: v for k, v in decoded.tables.items() if k != "issues"}
+            issues = [i for i in decoded.issues if i.code not in AGGREGATED]
+            closing = [i for i in decoded.issues if i.code in AGGREGATED]
+            writer.add(batch_tables, issues)
+            return writer.finish(decoded, closing)
+
+    def source_writer(self, path: str, import_id: int) -> SourceWriter:
+        """A transaction writing one source batch by batch (see ``SourceWriter``)."""
+        return SourceWriter(self, path, import_id)
 
     def _next_rows(self) -> dict[str, int]:
         cursor = self.con.execute(sqlfiles.statement("ingest/000_next_rows.sql").text)
@@ -182,40 +158,6 @@ class Database:
         names = [d[0] for d in cursor.description]
         return dict(zip(names, (int(v) for v in row), strict=True))
 
-    @staticmethod
-    def _ledger(
-        decoded: DecodedSource, dedup: tuple[Any, ...] | None, import_id: int
-    ) -> dict[str, Any]:
-        spans_dedup, attrs_dedup = (int(dedup[0]), int(dedup[1])) if dedup else (0, 0)
-        acct = decoded.accounting
-        acct.spans_deduplicated = spans_dedup
-        acct.attributes_deduplicated = attrs_dedup
-        return {
-            "import_id": import_id,
-            "sha256": decoded.sha256,
-            "bytes_raw": decoded.bytes_raw,
-            "bytes_decoded": decoded.bytes_decoded,
-            "compression": decoded.compression,
-            "framing": decoded.framing,
-            "encoding_flavor": decoded.encoding_flavor,
-            "status": decoded.status,
-            "records_read": acct.records_read,
-            "records_ingested": acct.records_ingested,
-            "records_other_signal": acct.records_other_signal,
-            "records_quarantined": acct.records_quarantined,
-            "spans_read": acct.spans_read,
-            "span_rows": decoded.span_count - spans_dedup,
-            "spans_quarantined": acct.spans_quarantined,
-            "spans_deduplicated": spans_dedup,
-            "attributes_read": acct.attributes_read,
-            "attribute_rows": decoded.tables["attributes"].num_rows - attrs_dedup,
-            "attributes_quarantined": acct.attributes_quarantined,
-            "attributes_deduplicated": attrs_dedup,
-            "imported_at": datetime.now(UTC),
-        }
-
-
-    # ------------------------------------------------------------------ derived tables
     def all_traces(self) -> list[bytes]:
         """Every trace id in the store, in byte order."""
         rows = self.con.execute("SELECT DISTINCT trace_id FROM core.spans ORDER BY 1").fetchall()
@@ -231,8 +173,14 @@ class Database:
         finally:
             self.con.unregister("touched_traces")
 
-    def replace_trials(self, touched: pa.Table, tables: Mapping[str, pa.Table], *,
-                       analyzer: int, replace_all_versions: bool) -> None:
+    def replace_trials(
+        self,
+        touched: pa.Table,
+        tables: Mapping[str, pa.Table],
+        *,
+        analyzer: int,
+        replace_all_versions: bool,
+    ) -> None:
         """Replace the trials of the ``touched`` traces and their chains in one transaction."""
         con = self.con
         con.begin()
@@ -251,6 +199,146 @@ class Database:
             for name in ("touched_traces", *(f"staged_{n}" for n in tables)):
                 con.unregister(name)
 
+
+class SourceWriter:
+    """One source's transaction: ``add`` each batch in order, then ``finish`` (or leave the
+    ``with`` block with an exception, which rolls everything back: a rejected or failed source
+    leaves the store exactly as it was).
+
+    Batches carry source-local row ids (``ingest.decode.rebase``); the store-wide offsets are
+    taken once, when the source starts. Each batch runs the ``sql/ingest/1xx`` statements
+    (deduplication against everything stored so far, this source's earlier batches included,
+    then the inserts); ``finish`` writes the closing issues and the ledger row (``9xx``).
+    """
+
+    def __init__(self, db: Database, path: str, import_id: int) -> None:
+        self.db = db
+        self.con = db.con
+        self.path = path
+        self.import_id = import_id
+        self.offsets: dict[str, int] = {}
+        self.params: dict[str, Any] = {}
+        self.span_rows = self.attribute_rows = 0
+        self.spans_deduplicated = self.attributes_deduplicated = 0
+        self.conflicts = 0
+        self._open = False
+
+    def __enter__(self) -> SourceWriter:
+        self.con.begin()
+        self._open = True
+        try:
+            self.offsets = self.db._next_rows()
+        except BaseException:
+            self.abort()
+            raise
+        self.params = {**self.offsets, "hint": None, "import_id": self.import_id, "path": self.path}
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._open:  # an exception, or a source that was never finished: nothing stays
+            self.abort()
+
+    def abort(self) -> None:
+        if self._open:
+            self._open = False
+            self.con.rollback()
+
+    def add(self, batch_tables: dict[str, pa.Table], issues: list[Issue]) -> None:
+        """Write one batch: its rows (deduplicated) and its per-item issues."""
+        con, params = self.con, self.params
+        staged = {**batch_tables, "issues": issues_table(issues)}
+        try:
+            for name, table in staged.items():
+                con.register(f"staged_{name}", table)
+            for sql in _batch_statements():
+                if sql.name.endswith("_dedup_counts.sql"):
+                    row = self.db._one(sql.text, sql.bind(params))
+                    if row:
+                        self.spans_deduplicated += int(row[0])
+                        self.attributes_deduplicated += int(row[1])
+                    continue
+                params["hint"] = _hint_for(sql.name)
+                con.execute(sql.text, sql.bind(params))
+            conflicts = self.db._one("SELECT count(*) FROM conflicts")
+            self.conflicts += int(conflicts[0]) if conflicts else 0
+        except BaseException:
+            self.abort()
+            raise
+        finally:
+            for name in staged:
+                con.unregister(f"staged_{name}")
+        self.span_rows += batch_tables["spans"].num_rows
+        self.attribute_rows += batch_tables["attributes"].num_rows
+
+    def finish(self, decoded: DecodedSource, closing: list[Issue]) -> Committed:
+        """Write the closing issues and the ledger row, and commit the source."""
+        if decoded.status == "rejected":
+            self.abort()
+            raise ValueError("a rejected source is never written to the store")
+        con, params = self.con, self.params
+        acct = decoded.accounting
+        acct.spans_deduplicated = self.spans_deduplicated
+        acct.attributes_deduplicated = self.attributes_deduplicated
+        params.update(self._ledger(decoded))
+        try:
+            con.register("staged_closing_issues", issues_table(closing))
+            for sql in _closing_statements():
+                params["hint"] = _hint_for(sql.name)
+                con.execute(sql.text, sql.bind(params))
+            con.commit()
+            self._open = False
+        except BaseException:
+            self.abort()
+            raise
+        finally:
+            con.unregister("staged_closing_issues")
+        return Committed(
+            self.offsets["source_id"],
+            params["span_rows"],
+            self.spans_deduplicated,
+            self.attributes_deduplicated,
+            self.conflicts,
+        )
+
+    def _ledger(self, decoded: DecodedSource) -> dict[str, Any]:
+        acct = decoded.accounting
+        return {
+            "sha256": decoded.sha256,
+            "bytes_raw": decoded.bytes_raw,
+            "bytes_decoded": decoded.bytes_decoded,
+            "compression": decoded.compression,
+            "framing": decoded.framing,
+            "encoding_flavor": decoded.encoding_flavor,
+            "status": decoded.status,
+            "records_read": acct.records_read,
+            "records_ingested": acct.records_ingested,
+            "records_other_signal": acct.records_other_signal,
+            "records_quarantined": acct.records_quarantined,
+            "spans_read": acct.spans_read,
+            "span_rows": self.span_rows - self.spans_deduplicated,
+            "spans_quarantined": acct.spans_quarantined,
+            "spans_deduplicated": self.spans_deduplicated,
+            "attributes_read": acct.attributes_read,
+            "attribute_rows": self.attribute_rows - self.attributes_deduplicated,
+            "attributes_quarantined": acct.attributes_quarantined,
+            "attributes_deduplicated": self.attributes_deduplicated,
+            "imported_at": datetime.now(UTC),
+        }
+
+
+def _batch_statements() -> list[sqlfiles.SqlFile]:
+    return [f for f in sqlfiles.folder("ingest") if f.name.startswith("ingest/1")]
+
+
+def _closing_statements() -> list[sqlfiles.SqlFile]:
+    return [f for f in sqlfiles.folder("ingest") if f.name.startswith("ingest/9")]
+
+
 def _hint_for(sql_name: str) -> str | None:
     if sql_name.endswith("_conflict_issues.sql"):
         return HINTS[Code.W_DUPLICATE_CONFLICT]
@@ -267,4 +355,3 @@ def open_database(path: str | Path | None = None, *, read_only: bool = False) ->
             str(target), "no store here yet", "import something first: valuechain import PATH"
         )
     return Database(target, read_only=read_only)
-

@@ -207,6 +207,11 @@ def _double(value: Any) -> float | None:
     return None
 
 
+def decode_bytes(value: Any) -> bytes | None:
+    """A ``bytesValue``: standard or URL-safe base64, padding optional; None if it is not."""
+    return _bytes(value)
+
+
 def _bytes(value: Any) -> bytes | None:
     if not isinstance(value, str):
         return None

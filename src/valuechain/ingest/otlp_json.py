@@ -354,7 +354,6 @@ class SpanDecoder:
         """Append attribute rows; return a canonical list used for content hashing."""
         canon: list[Any] = []
         seen: set[str] = set()
-        c = self.cols["attributes"]
         for ordinal, kv in enumerate(self._list(raw, path)):
             self.attributes_read += 1
             apath = f"{path}[{ordinal}]"
@@ -373,51 +372,69 @@ class SpanDecoder:
             try:
                 value = anyvalue.decode(kv.get("value"))
             except anyvalue.TooDeepError:
-                self.attributes_quarantined += 1
-                self._quarantine(
-                    kv,
-                    apath,
-                    [Code.E_TOO_DEEP.value],
-                    message=f"attribute {key!r} nests deeper than {anyvalue.MAX_DEPTH} levels",
-                )
+                self._too_deep(kv, key, apath)
                 continue
-            for note in value.notes:
-                if note.code is Code.W_UNKNOWN_FIELD:
-                    self._unknown_field(f"{apath}.value{note.subpath}", note.raw)
-                    continue
-                if note.code is Code.W_MULTIPLE_VARIANTS:  # §1.5: the rest is kept as unknown
-                    self._keep_unknown(f"{apath}.value{note.subpath}", note.raw)
-                elif note.code is Code.W_INVALID_UTF8:
-                    self.invalid_utf8_values += 1
-                self._issue(
-                    note.code,
-                    f"attribute {key!r}: {note.message}",
-                    f"{apath}.value{note.subpath}",
-                    note.raw,
-                )
-            if key in seen:
-                self._issue(
-                    Code.W_DUPLICATE_ATTRIBUTE_KEY,
-                    f"attribute {key!r} appears more than once",
-                    apath,
-                    key,
-                )
-            seen.add(key)
-            ref = self._large_value(value, apath)
-            c["owner_type"].append(owner_type)
-            c["owner_row"].append(owner_row)
-            c["ordinal"].append(ordinal)
-            c["key"].append(key)
-            c["value_type"].append(value.type)
-            c["string_value"].append(None if ref is not None else value.string)
-            c["int_value"].append(value.int)
-            c["double_value"].append(value.double)
-            c["bool_value"].append(value.bool)
-            c["bytes_value"].append(None if ref is not None else value.bytes)
-            c["json_value"].append(value.json)
-            c["large_value_ref"].append(ref)
-            canon.append([key, value.type, value.canonical()])
+            self._add_attribute(key, value, owner_type, owner_row, ordinal, apath, seen, canon)
         return canon
+
+    def _too_deep(self, raw: Any, key: str, apath: str) -> None:
+        self.attributes_quarantined += 1
+        self._quarantine(
+            raw,
+            apath,
+            [Code.E_TOO_DEEP.value],
+            message=f"attribute {key!r} nests deeper than {anyvalue.MAX_DEPTH} levels",
+        )
+
+    def _add_attribute(
+        self,
+        key: str,
+        value: anyvalue.Decoded,
+        owner_type: str,
+        owner_row: int,
+        ordinal: int,
+        apath: str,
+        seen: set[str],
+        canon: list[Any],
+    ) -> None:
+        """One attribute row (issues for its notes, duplicates and size) and its canonical form."""
+        c = self.cols["attributes"]
+        for note in value.notes:
+            if note.code is Code.W_UNKNOWN_FIELD:
+                self._unknown_field(f"{apath}.value{note.subpath}", note.raw)
+                continue
+            if note.code is Code.W_MULTIPLE_VARIANTS:  # §1.5: the rest is kept as unknown
+                self._keep_unknown(f"{apath}.value{note.subpath}", note.raw)
+            elif note.code is Code.W_INVALID_UTF8:
+                self.invalid_utf8_values += 1
+            self._issue(
+                note.code,
+                f"attribute {key!r}: {note.message}",
+                f"{apath}.value{note.subpath}",
+                note.raw,
+            )
+        if key in seen:
+            self._issue(
+                Code.W_DUPLICATE_ATTRIBUTE_KEY,
+                f"attribute {key!r} appears more than once",
+                apath,
+                key,
+            )
+        seen.add(key)
+        ref = self._large_value(value, apath)
+        c["owner_type"].append(owner_type)
+        c["owner_row"].append(owner_row)
+        c["ordinal"].append(ordinal)
+        c["key"].append(key)
+        c["value_type"].append(value.type)
+        c["string_value"].append(None if ref is not None else value.string)
+        c["int_value"].append(value.int)
+        c["double_value"].append(value.double)
+        c["bool_value"].append(value.bool)
+        c["bytes_value"].append(None if ref is not None else value.bytes)
+        c["json_value"].append(value.json)
+        c["large_value_ref"].append(ref)
+        canon.append([key, value.type, value.canonical()])
 
     def _large_value(self, value: anyvalue.Decoded, path: str) -> int | None:
         payload: str | bytes | None = value.string if value.string is not None else value.bytes

@@ -53,12 +53,16 @@ def describe_text(data: bytes) -> str:
             "an OpenTelemetry console-exporter dump (not JSON); "
             "use an OTLP exporter instead of ConsoleSpanExporter"
         )
-    if (not head.isprintable() and "\x00" in head) or not _mostly_text(data[:4096]):
-        return "binary data that is not gzip (binary OTLP protobuf is not supported yet)"
+    if (not head.isprintable() and "\x00" in head) or not mostly_text(data[:4096]):
+        return (
+            "binary data that is neither gzip/zstd, length-prefixed OTLP records nor one "
+            "protobuf ExportTraceServiceRequest"
+        )
     first = head.strip().splitlines()[0][:60] if head.strip() else ""
     return f"not JSON: the input starts with {first!r}"
 
 
-def _mostly_text(chunk: bytes) -> bool:
+def mostly_text(chunk: bytes) -> bool:
+    """Whether at least 90% of ``chunk`` reads as printable text."""
     text = chunk.decode("utf-8", "replace")
     return sum(ch.isprintable() or ch.isspace() for ch in text) >= 0.9 * max(len(text), 1)

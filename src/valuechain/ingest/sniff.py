@@ -81,7 +81,7 @@ class Value:
     """One parsed JSON value and where it starts."""
 
     obj: Any
-    line: int
+    line: int | None  # None inside length-prefixed records, which have no lines
     byte_offset: int
     nonstandard: bool = False  # bare NaN/Infinity tokens: read by the lenient path
     invalid_utf8: int = 0  # strings whose lone surrogate escapes were replaced with U+FFFD
@@ -91,8 +91,8 @@ class Value:
 class Broken:
     """A stretch of input that is not a JSON value."""
 
-    code: Code  # E_INVALID_RECORD | E_TRUNCATED_RECORD | E_TRUNCATED_JSON
-    line: int
+    code: Code  # E_INVALID_RECORD | E_TRUNCATED_RECORD | E_TRUNCATED_JSON | E_INVALID_PROTO_RECORD
+    line: int | None
     byte_offset: int
     end_offset: int
     message: str
@@ -113,7 +113,7 @@ def split_values(data: bytes) -> Iterator[Value | Broken]:
         yield Value(obj, _line_of(body, 0), start + _first_char(body))
         return
     first = body.lstrip().split(b"\n", 1)[0]
-    if _parses(first):
+    if parses(first):
         yield from _lines(body, start)
     else:
         yield from _concatenated(body, start)
@@ -127,7 +127,8 @@ def _line_of(body: bytes, offset: int) -> int:
     return body.count(b"\n", 0, offset + _first_char(body)) + 1
 
 
-def _parses(chunk: bytes) -> bool:
+def parses(chunk: bytes) -> bool:
+    """Whether ``chunk`` is one JSON value (orjson, else the lenient stdlib path)."""
     try:
         orjson.loads(chunk)
     except orjson.JSONDecodeError:
@@ -158,7 +159,7 @@ def _lenient(text: str) -> tuple[bool, Any, bool]:
         return False, None, False
 
 
-def lenient_value(text: str, line: int, byte_offset: int) -> Value | None:
+def lenient_value(text: str, line: int | None, byte_offset: int) -> Value | None:
     """``text`` as one JSON value by the lenient path (surrogates scrubbed), or None."""
     ok, obj, nonstandard = _lenient(text)
     if not ok:
@@ -179,10 +180,30 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 def _lines(body: bytes, start: int) -> Iterator[Value | Broken]:
     """NDJSON / JSON Lines: one value per non-empty line."""
+    yield from split_lines(body, start)
+
+
+def split_lines(
+    chunk: bytes,
+    start: int,
+    first_line: int = 1,
+    *,
+    final: bool = True,
+    ends_with_newline: bool | None = None,
+) -> Iterator[Value | Broken]:
+    """The NDJSON values of ``chunk``, a run of whole lines of a larger body.
+
+    ``start`` is the byte offset of ``chunk[0]`` in the decompressed source and ``first_line``
+    its line number. Only a ``final`` chunk (the one holding the body's last non-blank line and
+    its end) can end in a truncated record; the streaming reader cuts chunks so that every
+    earlier chunk is followed by a non-blank line.
+    """
     offset = 0
-    lines = body.split(b"\n")
-    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
-    for number, raw in enumerate(lines, start=1):
+    if ends_with_newline is None:  # whether the whole body ends with a newline
+        ends_with_newline = chunk.endswith(b"\n")
+    lines = chunk.split(b"\n")
+    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1) if final else -1
+    for number, raw in enumerate(lines, start=first_line):
         here = offset
         offset += len(raw) + 1
         if not raw.strip():
@@ -197,7 +218,7 @@ def _lines(body: bytes, start: int) -> Iterator[Value | Broken]:
         if value is not None:
             yield value
             continue
-        tail = number - 1 == last and (not body.endswith(b"\n") or "end of data" in error)
+        tail = number - first_line == last and (not ends_with_newline or "end of data" in error)
         code = Code.E_TRUNCATED_RECORD if tail else Code.E_INVALID_RECORD
         what = "the last line ends inside a JSON value" if tail else f"not valid JSON ({error})"
         yield Broken(code, number, start + here, start + here + len(raw), what, text)

@@ -1,4 +1,4 @@
--- The ledger row of the source, written last, once its counts are final.
+-- The ledger row of the source, written last, once the counts of all its batches are final.
 -- Grain: one row. Reads: parameters only.
 INSERT INTO core.sources VALUES (
     $source_id, $import_id, $path, $sha256, $bytes_raw, $bytes_decoded, $compression, $framing,

@@ -1,0 +1,574 @@
+"""The fast path of OTLP/JSON decoding: canonical records only, byte-identical to the reference.
+
+``FastDecoder.decode`` takes the raw bytes of one record (an NDJSON line), decodes it with a
+schema-aware ``msgspec`` decoder (Structs for the request, ResourceSpans, ScopeSpans, Span,
+Event, Link, Status; camelCase field names; unknown fields refused) and appends its rows to the
+*same* ``SpanDecoder`` columns the reference decoder fills, with the same row ids, canonical
+content hashes and JSON paths.
+
+Fallback rule: the fast path handles a record only when the reference decoder would record
+**no issue at all** for it and reads it as exactly one OTLP trace record. Anything else —
+a parse or type error (snake_case keys, base64 or malformed ids, enum names, numeric 64-bit
+ints, nulls, NaN tokens, lone surrogates, invalid UTF-8, unknown fields, envelopes, other
+signals), an empty envelope, a missing/zero/out-of-range time, a negative duration, dropped
+counts on a span, duplicate attribute keys, more than one AnyValue variant, an unusual double
+spelling, a large value, a container AnyValue whose decoding notes anything — makes ``decode``
+return ``False`` having written nothing, and the caller hands the record to the reference
+decoder. A record is therefore decoded by exactly one of the two, and the reference decoder
+stays the definition of the semantics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgspec
+import orjson
+from msgspec import UNSET, Struct, UnsetType
+
+from valuechain.ingest import anyvalue
+from valuechain.ingest.issues import Where
+from valuechain.ingest.otlp_json import MCP_APP_ROLE, OI_SPAN_KIND, SpanDecoder
+from valuechain.ingest.scalars import INT64_MAX, UINT32_MAX
+
+_ROLE_KEYS = frozenset({OI_SPAN_KIND, MCP_APP_ROLE})
+_INT64_MIN = -(1 << 63)
+_EXACT_INT_DOUBLE = 1 << 53
+_sha256 = hashlib.sha256
+_dumps = orjson.dumps
+
+
+class _FallbackError(Exception):
+    """The record is not canonical: the reference decoder takes it."""
+
+
+class _KV(Struct, forbid_unknown_fields=True, rename="camel"):
+    key: str
+    value: dict[str, Any] | UnsetType = UNSET
+
+
+class _Status(Struct, forbid_unknown_fields=True, rename="camel"):
+    message: str | UnsetType = UNSET
+    code: int = 0
+
+
+class _Event(Struct, forbid_unknown_fields=True, rename="camel"):
+    time_unix_nano: str | UnsetType = UNSET
+    name: str | UnsetType = UNSET
+    attributes: list[_KV] = []
+    dropped_attributes_count: int = 0
+
+
+class _Link(Struct, forbid_unknown_fields=True, rename="camel"):
+    trace_id: str
+    span_id: str
+    trace_state: str | UnsetType = UNSET
+    attributes: list[_KV] = []
+    dropped_attributes_count: int = 0
+    flags: int | UnsetType = UNSET
+
+
+class _Span(Struct, forbid_unknown_fields=True, rename="camel"):
+    trace_id: str
+    span_id: str
+    parent_span_id: str = ""
+    trace_state: str | UnsetType = UNSET
+    flags: int | UnsetType = UNSET
+    name: str | UnsetType = UNSET
+    kind: int = 0
+    start_time_unix_nano: str = ""
+    end_time_unix_nano: str = ""
+    attributes: list[_KV] = []
+    dropped_attributes_count: int = 0
+    events: list[_Event] = []
+    dropped_events_count: int = 0
+    links: list[_Link] = []
+    dropped_links_count: int = 0
+    status: _Status | UnsetType = UNSET
+
+
+class _Scope(Struct, forbid_unknown_fields=True, rename="camel"):
+    name: str | UnsetType = UNSET
+    version: str | UnsetType = UNSET
+    attributes: list[_KV] = []
+    dropped_attributes_count: int = 0
+
+
+class _ScopeSpans(Struct, forbid_unknown_fields=True, rename="camel"):
+    scope: _Scope | UnsetType = UNSET
+    spans: list[_Span] = []
+    schema_url: str | UnsetType = UNSET
+
+
+class _Resource(Struct, forbid_unknown_fields=True, rename="camel"):
+    attributes: list[_KV] = []
+    dropped_attributes_count: int = 0
+    entity_refs: msgspec.Raw | UnsetType = UNSET  # known (development) field, not read
+
+
+class _ResourceSpans(Struct, forbid_unknown_fields=True, rename="camel"):
+    resource: _Resource | UnsetType = UNSET
+    scope_spans: list[_ScopeSpans] = []
+    schema_url: str | UnsetType = UNSET
+
+
+class _Request(Struct, forbid_unknown_fields=True, rename="camel"):
+    resource_spans: list[_ResourceSpans]
+
+
+_DECODER = msgspec.json.Decoder(_Request)
+_EMPTY_ROW = ("empty", None, None, None, None, None, None)
+
+
+def _text(value: str | UnsetType) -> str | None:
+    return None if value is UNSET else value
+
+
+def _id(raw: str, size: int) -> bytes:
+    if len(raw) != size * 2:
+        raise _FallbackError
+    try:
+        value = bytes.fromhex(raw)
+    except ValueError:
+        raise _FallbackError from None
+    if len(value) != size or not any(value):
+        raise _FallbackError
+    return value
+
+
+def _time(raw: str) -> int:
+    """A canonical, non-zero, int64-sized decimal time (anything else is not the fast path)."""
+    if not (raw.isascii() and raw.isdigit()):
+        raise _FallbackError
+    value = int(raw)
+    if not 0 < value <= INT64_MAX:
+        raise _FallbackError
+    return value
+
+
+def _count(value: int) -> int:
+    if not 0 <= value <= UINT32_MAX:
+        raise _FallbackError
+    return value
+
+
+def _flags(value: int | UnsetType) -> int | None:
+    if value is UNSET:
+        return None
+    return _count(value)
+
+
+class FastDecoder:
+    """Decodes canonical OTLP/JSON records straight into a ``SpanDecoder``'s columns."""
+
+    def __init__(self, spans: SpanDecoder) -> None:
+        self.spans = spans
+        self.threshold = spans.large_value_threshold
+        self.records = 0  # records this path decoded
+        self._attr_rows: list[tuple[Any, ...]] = []
+        self._span_rows: list[tuple[Any, ...]] = []
+        self._event_rows: list[tuple[Any, ...]] = []
+        self._link_rows: list[tuple[Any, ...]] = []
+        self._resource_rows: list[tuple[Any, ...]] = []
+        self._scope_rows: list[tuple[Any, ...]] = []
+        self._attributes_read = 0
+
+    def decode(self, raw: bytes, where: Where) -> bool:
+        """Append the rows of one canonical record; False (nothing written) otherwise."""
+        try:
+            request = _DECODER.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return False
+        if not request.resource_spans:
+            return False
+        cols = self.spans.cols
+        base = {name: len(cols[name][next(iter(cols[name]))]) for name in _TABLES}
+        self._next = dict(base)
+        self._attributes_read = 0
+        for rows in self._rows():
+            rows.clear()
+        try:
+            spans_read = self._request(request, where.record_index or 0)
+        except _FallbackError:
+            return False
+        for name, rows in zip(_TABLES, self._rows(), strict=True):
+            if rows:
+                for column, values in zip(
+                    cols[name].values(), zip(*rows, strict=True), strict=True
+                ):
+                    column.extend(values)
+        self.spans.spans_read += spans_read
+        self.spans.attributes_read += self._attributes_read
+        self.spans.id_encodings.add("hex")
+        self.records += 1
+        return True
+
+    def _rows(self) -> tuple[list[tuple[Any, ...]], ...]:
+        return (
+            self._resource_rows,
+            self._scope_rows,
+            self._span_rows,
+            self._attr_rows,
+            self._event_rows,
+            self._link_rows,
+        )
+
+    # ------------------------------------------------------------------ envelopes
+    def _request(self, request: _Request, record_index: int) -> int:
+        spans_read = 0
+        nxt = self._next
+        for r_index, rs in enumerate(request.resource_spans):
+            resource = rs.resource
+            if resource is UNSET:
+                r_attrs: list[_KV] = []
+                r_dropped = 0
+            else:
+                r_attrs = resource.attributes
+                r_dropped = _count(resource.dropped_attributes_count)
+            resource_row = nxt["resources"]
+            nxt["resources"] += 1
+            self._resource_rows.append(
+                (resource_row, record_index, r_index, _text(rs.schema_url), r_dropped)
+            )
+            resource_canon = self._attrs(r_attrs, "resource", resource_row)[0]
+            if not rs.scope_spans:
+                raise _FallbackError  # I_EMPTY_ENVELOPE
+            resource_hash = _sha256(_dumps(resource_canon)).hexdigest()
+            rpath = f"resourceSpans[{r_index}].scopeSpans["
+            for s_index, ss in enumerate(rs.scope_spans):
+                scope = ss.scope
+                scope_row = nxt["scopes"]
+                nxt["scopes"] += 1
+                if scope is UNSET:
+                    name = version = None
+                    s_attrs: list[_KV] = []
+                    s_dropped = 0
+                else:
+                    name = _text(scope.name)
+                    version = _text(scope.version)
+                    s_attrs = scope.attributes
+                    s_dropped = _count(scope.dropped_attributes_count)
+                self._scope_rows.append(
+                    (scope_row, resource_row, name, version, _text(ss.schema_url), s_dropped)
+                )
+                scope_canon = self._attrs(s_attrs, "scope", scope_row)[0]
+                owner = _dumps([resource_hash, name, version, scope_canon]).decode()
+                if not ss.spans:
+                    raise _FallbackError  # I_EMPTY_ENVELOPE
+                spath = f"{rpath}{s_index}].spans["
+                for k, span in enumerate(ss.spans):
+                    self._span(span, scope_row, resource_row, record_index, owner, spath, k)
+                spans_read += len(ss.spans)
+        return spans_read
+
+    # ------------------------------------------------------------------ spans
+    def _span(
+        self,
+        span: _Span,
+        scope_row: int,
+        resource_row: int,
+        record_index: int,
+        owner: str,
+        spath: str,
+        k: int,
+    ) -> None:
+        trace_id = _id(span.trace_id, 16)
+        span_id = _id(span.span_id, 8)
+        parent_raw = span.parent_span_id
+        parent = _id(parent_raw, 8) if parent_raw else None
+        kind = span.kind
+        if not 0 <= kind <= 5:
+            raise _FallbackError
+        status = span.status
+        if status is UNSET:
+            code, message = 0, None
+        else:
+            code, message = status.code, _text(status.message)
+            if not 0 <= code <= 2:
+                raise _FallbackError
+        start = _time(span.start_time_unix_nano)
+        end = _time(span.end_time_unix_nano)
+        duration = end - start
+        if duration < 0:
+            raise _FallbackError
+        if span.dropped_attributes_count or span.dropped_events_count or span.dropped_links_count:
+            raise _FallbackError  # W_DROPPED_AT_SOURCE (or an invalid count)
+        nxt = self._next
+        span_row = nxt["spans"]
+        nxt["spans"] += 1
+        attrs_canon, oi_kind, role = self._attrs(span.attributes, "span", span_row)
+        events_canon = self._events(span.events, span_row) if span.events else []
+        links_canon = self._links(span.links, span_row) if span.links else []
+        trace_state = _text(span.trace_state)
+        flags = _flags(span.flags)
+        name = _text(span.name)
+        canon = [
+            owner,
+            trace_id.hex(),
+            span_id.hex(),
+            parent.hex() if parent else None,
+            trace_state,
+            flags,
+            name,
+            kind,
+            None,
+            start,
+            end,
+            code,
+            None,
+            message,
+            (0, 0, 0),
+            attrs_canon,
+            events_canon,
+            links_canon,
+        ]
+        self._span_rows.append(
+            (
+                span_row,
+                scope_row,
+                resource_row,
+                record_index,
+                trace_id,
+                span_id,
+                parent,
+                trace_state,
+                flags,
+                name,
+                kind,
+                None,
+                start,
+                end,
+                start,
+                end,
+                duration,
+                code,
+                None,
+                message,
+                0,
+                0,
+                0,
+                oi_kind,
+                role,
+                _sha256(_dumps(canon)).digest(),
+                f"{spath}{k}]",
+            )
+        )
+
+    def _events(self, events: list[_Event], span_row: int) -> list[Any]:
+        canon: list[Any] = []
+        nxt = self._next
+        for ordinal, event in enumerate(events):
+            raw_time = event.time_unix_nano
+            time = None if raw_time is UNSET else _event_time(raw_time)
+            event_row = nxt["events"]
+            nxt["events"] += 1
+            name = _text(event.name)
+            dropped = _count(event.dropped_attributes_count)
+            self._event_rows.append((event_row, span_row, ordinal, time, time, name, dropped))
+            attrs = self._attrs(event.attributes, "event", event_row)[0]
+            canon.append([time, name, dropped, attrs])
+        return canon
+
+    def _links(self, links: list[_Link], span_row: int) -> list[Any]:
+        canon: list[Any] = []
+        nxt = self._next
+        for ordinal, link in enumerate(links):
+            trace_id = _id(link.trace_id, 16)
+            span_id = _id(link.span_id, 8)
+            link_row = nxt["links"]
+            nxt["links"] += 1
+            trace_state = _text(link.trace_state)
+            flags = _flags(link.flags)
+            dropped = _count(link.dropped_attributes_count)
+            self._link_rows.append(
+                (link_row, span_row, ordinal, trace_id, span_id, trace_state, flags, dropped)
+            )
+            attrs = self._attrs(link.attributes, "link", link_row)[0]
+            canon.append([trace_id.hex(), span_id.hex(), trace_state, flags, attrs])
+        return canon
+
+    # ------------------------------------------------------------------ attributes
+    def _attrs(
+        self, kvs: list[_KV], owner_type: str, owner_row: int
+    ) -> tuple[list[Any], str | None, str | None]:
+        """Attribute rows of one owner; (canonical list, openinference kind, mcp.app role)."""
+        if not kvs:
+            return [], None, None
+        canon: list[Any] = []
+        append_row = self._attr_rows.append
+        append_canon = canon.append
+        threshold = self.threshold
+        oi_kind = role = None
+        for ordinal, kv in enumerate(kvs):
+            key = kv.key
+            value = kv.value
+            if value is UNSET or not value:
+                append_row((owner_type, owner_row, ordinal, key, *_EMPTY_ROW, None))
+                append_canon([key, "empty", None])
+                continue
+            if len(value) != 1:
+                raise _FallbackError  # W_MULTIPLE_VARIANTS or an unknown field
+            ((variant, x),) = value.items()
+            if variant == "stringValue":
+                if type(x) is not str or len(x) > threshold:
+                    raise _FallbackError
+                append_row(
+                    (
+                        owner_type,
+                        owner_row,
+                        ordinal,
+                        key,
+                        "string",
+                        x,
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                    )
+                )
+                append_canon([key, "string", x])
+                if key in _ROLE_KEYS:  # keys are unique here (duplicates fall back below)
+                    if key == OI_SPAN_KIND:
+                        oi_kind = x
+                    else:
+                        role = x
+                continue
+            if variant == "intValue":
+                if type(x) is not str or not _decimal(x):
+                    raise _FallbackError  # I_NUMERIC_INT64, W_INVALID_VALUE
+                number = int(x)
+                if not _INT64_MIN <= number <= INT64_MAX:
+                    raise _FallbackError
+                append_row(
+                    (
+                        owner_type,
+                        owner_row,
+                        ordinal,
+                        key,
+                        "int",
+                        None,
+                        number,
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                    )
+                )
+                append_canon([key, "int", number])
+            elif variant == "boolValue":
+                if type(x) is not bool:
+                    raise _FallbackError
+                append_row(
+                    (
+                        owner_type,
+                        owner_row,
+                        ordinal,
+                        key,
+                        "bool",
+                        None,
+                        None,
+                        None,
+                        x,
+                        None,
+                        None,
+                        None,
+                    )
+                )
+                append_canon([key, "bool", x])
+            elif variant == "doubleValue":
+                if type(x) is float:
+                    number_f = x
+                elif type(x) is int and -_EXACT_INT_DOUBLE <= x <= _EXACT_INT_DOUBLE:
+                    number_f = float(x)
+                else:
+                    raise _FallbackError
+                append_row(
+                    (
+                        owner_type,
+                        owner_row,
+                        ordinal,
+                        key,
+                        "double",
+                        None,
+                        None,
+                        number_f,
+                        None,
+                        None,
+                        None,
+                        None,
+                    )
+                )
+                append_canon([key, "double", repr(number_f)])
+            elif variant in ("arrayValue", "kvlistValue"):
+                try:
+                    decoded = anyvalue.decode(value)
+                except anyvalue.TooDeepError:
+                    raise _FallbackError from None
+                if decoded.notes:
+                    raise _FallbackError
+                append_row(
+                    (
+                        owner_type,
+                        owner_row,
+                        ordinal,
+                        key,
+                        decoded.type,
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                        decoded.json,
+                        None,
+                    )
+                )
+                append_canon([key, decoded.type, decoded.json])
+            elif variant == "bytesValue":
+                data = anyvalue.decode_bytes(x)
+                if data is None or len(data) > threshold:
+                    raise _FallbackError
+                append_row(
+                    (
+                        owner_type,
+                        owner_row,
+                        ordinal,
+                        key,
+                        "bytes",
+                        None,
+                        None,
+                        None,
+                        None,
+                        data,
+                        None,
+                        None,
+                    )
+                )
+                append_canon([key, "bytes", data.hex()])
+            else:
+                raise _FallbackError  # snake_case variant, unknown AnyValue field
+        if len(kvs) > 1 and len({kv.key for kv in kvs}) != len(kvs):
+            raise _FallbackError  # W_DUPLICATE_ATTRIBUTE_KEY
+        self._attributes_read += len(kvs)
+        return canon, oi_kind, role
+
+
+_TABLES = ("resources", "scopes", "spans", "attributes", "events", "links")
+
+
+def _decimal(text: str) -> bool:
+    digits = text[1:] if text.startswith("-") else text
+    return bool(digits) and digits.isascii() and digits.isdigit()
+
+
+def _event_time(raw: str) -> int | None:
+    """An event time: canonical decimal; 0 reads as unknown (as in the reference)."""
+    if not (raw.isascii() and raw.isdigit()):
+        raise _FallbackError
+    value = int(raw)
+    if value > INT64_MAX:
+        raise _FallbackError  # W_TIME_OUT_OF_RANGE
+    return value or None

@@ -1,0 +1,204 @@
+"""Framing of a decompressed source (TRACE-FORMAT §1.8 steps 2–3, §5.3) into *parts*: runs of
+whole records that can be decoded independently, in bounded memory, by any process.
+
+- ``Lines``: whole NDJSON lines (the collector's ``json`` framing), cut every ~``batch_bytes``.
+- ``Records``: whole length-prefixed records (4-byte big-endian length, then a protobuf
+  message, a zstd frame holding one — the collector's *legacy* compression — or JSON).
+- ``Whole``: the whole body, for everything else: a source that fits in one batch (so small
+  sources take exactly the one-shot path), a single JSON document, concatenated pretty-printed
+  documents, a stream whose first line is not a JSON value, and a bare ``.pb`` request. A
+  single document has to be parsed whole anyway; this is the one place memory is not bounded
+  by the batch size.
+
+Cuts never split a record. NDJSON parts are cut before the last non-blank line seen, so every
+part but the final one is followed by another record and only the final part can end in a
+truncated line (``E_TRUNCATED_RECORD``), exactly as when the body is read whole.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from valuechain.ingest import sniff
+
+DEFAULT_BATCH_BYTES = 8 << 20
+MAX_RECORD_BYTES = 1 << 30  # a longer length prefix is corrupt framing, not a record
+_PREFIX = struct.Struct(">I")
+_PROTO_FIRST = 0x0A  # field 1 (resource_spans), wire type 2: how every trace request starts
+
+
+@dataclass(frozen=True, slots=True)
+class Lines:
+    data: bytes
+    start: int  # byte offset of data[0] in the decompressed source
+    first_line: int
+    final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Records:
+    data: bytes
+    start: int
+    final: bool  # only the final part may end in a cut record
+
+
+@dataclass(frozen=True, slots=True)
+class Whole:
+    data: bytes
+
+
+Part = Lines | Records | Whole
+
+
+def length_prefixed(head: bytes) -> bool:
+    """Whether ``head`` starts like the collector's length-prefixed framing (§1.8 step 2)."""
+    if len(head) < 5:
+        return False
+    (size,) = _PREFIX.unpack_from(head)
+    if size == 0 or size > MAX_RECORD_BYTES:
+        return False
+    payload = head[4:8]
+    looks = payload.startswith(sniff.ZSTD_MAGIC) or payload[0] in (_PROTO_FIRST, 0x7B, 0x5B)
+    # a bare request starts with 0x0A, i.e. a "length" of at least 167 MB: it needs the record to
+    # fit in what was read, or a small length (< 16 MiB, first byte 0)
+    return looks and (4 + size <= len(head) or head[0] == 0)
+
+
+def iter_records(data: bytes, start: int) -> Iterator[tuple[int, int, int]]:
+    """(offset of the prefix, payload start, payload end) of every record of a part; a cut
+    last record has a payload end beyond ``len(data)`` (relative offsets)."""
+    pos = 0
+    while pos < len(data):
+        if len(data) - pos < 4:
+            yield pos, pos + 4, pos + 4
+            return
+        (size,) = _PREFIX.unpack_from(data, pos)
+        yield pos, pos + 4, pos + 4 + size
+        pos += 4 + size
+
+
+class Framer:
+    """The parts of one decompressed source, read from ``chunks`` a batch at a time."""
+
+    def __init__(self, chunks: Iterable[bytes], batch_bytes: int = DEFAULT_BATCH_BYTES) -> None:
+        self._chunks = iter(chunks)
+        self.batch_bytes = max(batch_bytes, 1)
+        self.framing = "single"  # single | stream | length-prefixed (final after iteration)
+        self.streamed = False  # whether the source was read in several parts
+
+    def _fill(self, buf: bytearray, want: int) -> bool:
+        """Read until ``buf`` holds ``want`` bytes; False at the end of the input."""
+        while len(buf) < want:
+            piece = next(self._chunks, None)
+            if piece is None:
+                return False
+            buf += piece
+        return True
+
+    def __iter__(self) -> Iterator[Part]:
+        buf = bytearray()
+        if not self._fill(buf, self.batch_bytes + 1):
+            yield Whole(bytes(buf))
+            return
+        start = len(sniff.BOM) if buf.startswith(sniff.BOM) else 0
+        first = _first_non_space(buf, start)
+        if first < len(buf) and buf[first] in (0x7B, 0x5B):  # { or [
+            yield from self._lines(buf, start, first)
+        elif length_prefixed(bytes(buf[:64])):
+            yield from self._records(buf)
+        else:
+            yield self._whole(buf)
+
+    def _whole(self, buf: bytearray) -> Whole:
+        for piece in self._chunks:
+            buf += piece
+        return Whole(bytes(buf))
+
+    # ------------------------------------------------------------------ NDJSON
+    def _lines(self, buf: bytearray, start: int, first: int) -> Iterator[Part]:
+        end = buf.find(b"\n", first)
+        while end < 0:  # the first line is longer than a batch: read on to its end
+            size = len(buf)
+            if not self._fill(buf, size + self.batch_bytes):
+                break
+            end = buf.find(b"\n", size)
+        line = bytes(buf[first:end]) if end >= 0 else b""
+        rest_blank = end < 0 or not bytes(buf[end:]).strip()
+        if end < 0 or rest_blank or not sniff.parses(line):
+            yield self._whole(buf)  # one document, or not NDJSON: the one-shot path
+            return
+        self.framing, self.streamed = "stream", True
+        del buf[:start]
+        offset, line_no = start, 1
+        while True:
+            if not self._fill(buf, self.batch_bytes + 1):
+                yield Lines(bytes(buf), offset, line_no, True)
+                return
+            cut = _cut_before_last_line(buf)
+            if cut <= 0:  # one line longer than a batch: read on
+                if not self._fill(buf, len(buf) + self.batch_bytes):
+                    yield Lines(bytes(buf), offset, line_no, True)
+                    return
+                continue
+            data = bytes(buf[:cut])
+            del buf[:cut]
+            yield Lines(data, offset, line_no, False)
+            offset += len(data)
+            line_no += data.count(b"\n")
+
+    # ------------------------------------------------------------------ length-prefixed
+    def _records(self, buf: bytearray) -> Iterator[Part]:
+        self.framing, self.streamed = "length-prefixed", True
+        offset = 0
+        while True:
+            if not self._fill(buf, self.batch_bytes + 4):
+                yield Records(bytes(buf), offset, True)
+                return
+            pos = _complete(buf, self.batch_bytes)
+            if pos == 0:
+                (size,) = _PREFIX.unpack_from(buf)
+                if size > MAX_RECORD_BYTES:  # corrupt framing: the rest is one broken item
+                    yield Records(bytes(buf), offset, True)
+                    return
+                if not self._fill(buf, 4 + size):  # one record longer than a batch
+                    yield Records(bytes(buf), offset, True)
+                    return
+                continue
+            data = bytes(buf[:pos])
+            del buf[:pos]
+            yield Records(data, offset, False)
+            offset += len(data)
+
+
+def _complete(buf: bytearray, limit: int) -> int:
+    """The end of the whole records at the start of ``buf``, stopping once past ``limit``."""
+    pos = 0
+    while len(buf) - pos >= 4:
+        (size,) = _PREFIX.unpack_from(buf, pos)
+        if size > MAX_RECORD_BYTES or pos + 4 + size > len(buf):
+            break
+        pos += 4 + size
+        if pos >= limit:
+            break
+    return pos
+
+
+def _first_non_space(buf: bytearray, start: int) -> int:
+    i = start
+    while i < len(buf) and buf[i] in b" \t\r\n\x0b\x0c":
+        i += 1
+    return i
+
+
+def _cut_before_last_line(buf: bytearray) -> int:
+    """Where to cut ``buf`` so that the cut-off tail starts with its last non-blank line."""
+    end = len(buf)
+    while True:
+        nl = buf.rfind(b"\n", 0, end)
+        if nl < 0:
+            return 0
+        if bytes(buf[nl + 1 : end]).strip():
+            return nl + 1
+        end = nl
