@@ -6,6 +6,7 @@ keeps its traceback, because that is a bug.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -114,6 +115,13 @@ def _open(ctx: click.Context, *, read_only: bool = False) -> api.Store:
     default=None,
     help="Stop reading a compressed source beyond this size (default 4 GiB).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=min(2, os.cpu_count() or 1),
+    show_default=True,
+    help="Processes decoding a large source's batches beside the one committing them.",
+)
 @ANALYZER
 @click.option("--no-derive", is_flag=True, help="Import spans only; derive chains later.")
 @click.pass_context
@@ -124,6 +132,7 @@ def import_cmd(
     salvage: bool,
     large_value_threshold: int | None,
     max_decompressed_bytes: int | None,
+    workers: int,
     analyzer: int,
     no_derive: bool,
 ) -> None:
@@ -136,6 +145,7 @@ def import_cmd(
         )
         if v
     }
+    extra["workers"] = workers
     with _open(ctx) as store:
         report = run_import(
             store,

@@ -51,8 +51,10 @@ class DecodeOptions:
     batch_bytes: int = framing.DEFAULT_BATCH_BYTES
     # canonical NDJSON records take the msgspec fast path (``fast.py``); False: reference only
     fast: bool = True
-    # worker processes decoding the parts of a large source (0: decode in this process)
-    workers: int = 2
+    # worker processes decoding the parts of a large source. 0 (the library default) decodes
+    # in this process; the CLI uses 2. Workers re-import the caller's main module, so a script
+    # that asks for them must guard its entry point (``if __name__ == "__main__":``).
+    workers: int = 0
 
 
 @dataclass(slots=True)
