@@ -28,6 +28,8 @@ from valuechain.evidence.load import load_source_runs, load_trial_rows
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.store import Database
 
+DEFAULT_BATCH_TRACES = 20_000  # traces (≈ trials) per derive batch: bounds memory
+
 
 @dataclass(frozen=True, slots=True)
 class DeriveSummary:
@@ -46,14 +48,42 @@ def derive_traces(
     *,
     analyzer: int = STAGE_ANALYZER_VERSION,
     content_changed: bool = True,
+    batch_traces: int = DEFAULT_BATCH_TRACES,
 ) -> DeriveSummary:
-    """Rebuild trials and chains for ``trace_ids`` (None: every trace) in one transaction.
+    """Rebuild trials and chains for ``trace_ids`` (None: every trace).
+
+    The traces are widened to whole runs and cut into batches of whole runs (memory stays
+    bounded on large stores); each batch is replaced in one transaction.
 
     Args:
         content_changed: the traces' spans changed, so chains at *other* analyzer versions
             are stale too and are dropped; ``False`` replaces only this analyzer's rows.
     """
-    traces = db.traces_of_runs(trace_ids) if trace_ids is not None else db.all_traces()
+    if trace_ids is None:
+        batches = db.trace_batches(batch_traces)
+    else:
+        widened = db.traces_of_runs(trace_ids)
+        if len(widened) <= batch_traces:
+            batches = [widened]
+        else:  # keep runs whole: cut the store's run-ordered batches down to these traces
+            wanted = set(widened)
+            cut = ([t for t in batch if t in wanted] for batch in db.trace_batches(batch_traces))
+            batches = [batch for batch in cut if batch]
+    totals = [0, 0, 0, 0]
+    runs: set[str] = set()
+    for traces in batches:
+        batch = _derive_batch(db, traces, analyzer, content_changed)
+        for k, value in enumerate(
+            (batch.trials, batch.derived, batch.producer_chains, batch.issues)
+        ):
+            totals[k] += value
+        runs.update(batch.run_ids)
+    return DeriveSummary(totals[0], totals[1], totals[2], tuple(sorted(runs)), totals[3])
+
+
+def _derive_batch(
+    db: Database, traces: list[bytes], analyzer: int, content_changed: bool
+) -> DeriveSummary:
     spans, attributes = load_trial_rows(db, traces)
     source_runs = load_source_runs(db, traces)
     evidence = build_trials(spans, attributes, source_runs=source_runs)
@@ -64,22 +94,23 @@ def derive_traces(
         touched,
         {
             "trials": evidence.trials,
-            "stage_chain": pa.concat_tables([chain, _producer_chain(evidence)]),
-            "trial_outcome": pa.concat_tables([outcome, _producer_outcome(evidence)]),
+            "stage_chain": pa.concat_tables([chain, _conform(evidence.producer_chain, CHAIN)]),
+            "trial_outcome": pa.concat_tables(
+                [outcome, _conform(evidence.producer_outcome, OUTCOME)]
+            ),
             "stage_measurements": pa.concat_tables(
-                [measurements, _producer_measurements(evidence)]
+                [measurements, _conform(evidence.producer_measurements, MEASUREMENTS)]
             ),
             "trial_issues": evidence.issues,
         },
         analyzer=analyzer,
         replace_all_versions=content_changed,
     )
-    runs = tuple(sorted(set(evidence.trials.column("run_id").to_pylist())))
     return DeriveSummary(
         evidence.trials.num_rows,
         len(derived),
         evidence.producer_outcome.num_rows,
-        runs,
+        tuple(sorted(set(evidence.trials.column("run_id").to_pylist()))),
         evidence.issues.num_rows,
     )
 
@@ -209,15 +240,3 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
         else:
             columns[field.name] = pa.nulls(table.num_rows, field.type)
     return pa.table(columns, schema=schema)
-
-
-def _producer_chain(evidence: TrialEvidence) -> pa.Table:
-    return _conform(evidence.producer_chain, CHAIN)
-
-
-def _producer_outcome(evidence: TrialEvidence) -> pa.Table:
-    return _conform(evidence.producer_outcome, OUTCOME)
-
-
-def _producer_measurements(evidence: TrialEvidence) -> pa.Table:
-    return _conform(evidence.producer_measurements, MEASUREMENTS)

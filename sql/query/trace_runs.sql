@@ -1,0 +1,17 @@
+-- Every trace with the run it belongs to, for cutting a derivation into batches of whole runs:
+-- the trial root's mcp.app.run.id, or the import source for traces without the contract
+-- (TRACE-FORMAT §3.8: one run per source).
+-- Grain: one row per trace_id. Reads: core.spans, core.attributes.
+WITH run_of AS (
+    SELECT s.trace_id, min(a.string_value) AS run_id
+    FROM core.attributes a
+    JOIN core.spans s ON s.span_row = a.owner_row
+    WHERE a.owner_type = 'span' AND a.key = 'mcp.app.run.id' AND s.mcp_app_role = 'trial'
+    GROUP BY s.trace_id
+), traces AS (
+    SELECT trace_id, min(source_id) AS source_id FROM core.spans GROUP BY trace_id
+)
+SELECT t.trace_id, coalesce(r.run_id, 'source:' || t.source_id) AS run_key
+FROM traces t
+LEFT JOIN run_of r USING (trace_id)
+ORDER BY run_key, t.trace_id;
