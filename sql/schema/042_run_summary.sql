@@ -2,7 +2,7 @@
 -- §5.10). A run-level attribute copied onto every trial is taken when its non-null copies
 -- agree; when they disagree it is NULL and named in `conflicting_identity` (an absent identity
 -- blocks parity, §5.11). `document_blocker` says why the run has no analytics document
--- (`suiteIdMissing`, `suiteIdConflict`): a document needs a suite id (§5.1).
+-- (`runIdEmpty`, `suiteIdMissing`, `suiteIdConflict`): a document needs both ids (§5.1).
 -- `completed_at` = the exported run completion time, else the latest trial end time;
 -- `duration_ms` = wall time from the earliest trial start to `completed_at`;
 -- `trials_duration_ms` = the sum of trial durations. Sums here are over one run's trials only.

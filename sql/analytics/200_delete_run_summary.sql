@@ -1,0 +1,3 @@
+-- Replace, step 1: drop the target runs' rows of core.run_summary (every chain source and version).
+-- Grain: none. Reads: a_target_runs.
+DELETE FROM core.run_summary WHERE run_id IN (SELECT run_id FROM a_target_runs);

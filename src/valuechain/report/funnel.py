@@ -1,0 +1,201 @@
+"""A run's stage funnel for the terminal (rich): counts, rates and exclusions per stage.
+
+Renders a `StageAnalyticsV1` document as the reader should see it (CONTRACT §5, seed 001):
+rates carry their arithmetic (``passed/measured``); a rate with nothing to divide is
+``n/m (not measured)`` — never 0 %, never 100 %; exclusions are counted beside every number
+they removed; a provisional document says it may still change; a missing document is
+UNMEASURED, never an empty funnel (§5.10). The tallies are never summed across stages.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Final
+
+from pydantic import MISSING
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from valuechain.contract.documents import (
+    Exclusions,
+    MeasuredRate,
+    NotMeasuredRate,
+    SliceRow,
+    StageAnalyticsV1,
+    StageTally,
+    measured_pass_rate,
+    measurement_coverage_rate,
+    reach_rate,
+)
+from valuechain.contract.labels import CATEGORY_LABELS, EXCLUSION_CLASS_LABELS, STAGE_LABELS
+from valuechain.contract.vocab import MaterializationState, StageExclusionClass
+
+NOT_MEASURED: Final = "n/m (not measured)"
+UNLABELLED: Final = "(unlabelled)"  # display word only; the document stores null (§5.2)
+
+
+def format_rate(rate: MeasuredRate | NotMeasuredRate) -> str:
+    """``3/4 (75.0%)``, or ``n/m (not measured)`` when there is nothing to divide (§5.8)."""
+    if isinstance(rate, NotMeasuredRate):
+        return NOT_MEASURED
+    return f"{rate.numerator}/{rate.denominator} ({rate.value:.1%})"
+
+
+def format_exclusions(exclusions: Exclusions) -> str:
+    """``notApplicable 1, reachUnknown 2`` in class order, or an empty string."""
+    return ", ".join(f"{cls.value} {n}" for cls, n in exclusions.counts().items())
+
+
+def slice_title(row: SliceRow) -> str:
+    """How a slice is named on screen (the stored values, unlabelled shown as a word)."""
+    s = row.slice
+    if s.dimension == "overall":
+        return "overall"
+    if s.dimension == "intent":
+        return f"intent: {UNLABELLED if s.intent is None else s.intent}"
+    if s.dimension == "model":
+        return f"model: {s.provider} / {s.model}"
+    name = "" if s.host_name is MISSING else f" ({s.host_name})"
+    engine = "" if s.execution_engine is MISSING else f" [{s.execution_engine}]"
+    return f"host: {s.host_key}{name}{engine}"
+
+
+def _latency(tally: StageTally) -> str:
+    latency = tally.latency
+    if latency is MISSING:
+        return "—"  # no samples: no mean, never 0 (§5.7)
+    return f"{latency.mean_ms:,.0f} ms (n={latency.sample_count})"
+
+
+def _reasons(tally: StageTally, limit: int = 3) -> str:
+    top = sorted(tally.reasons, key=lambda r: -r.count)[:limit]
+    return ", ".join(f"{r.reason.value} {r.count}" for r in top)
+
+
+def stage_table(row: SliceRow) -> Table:
+    """One slice: a row per stage, in stage order (never sorted, never summed)."""
+    table = Table(
+        title=f"{slice_title(row)} — {row.included_trials} included"
+        + (
+            f"; excluded {format_exclusions(row.excluded_trials)}"
+            if row.excluded_trials.counts()
+            else ""
+        ),
+        title_justify="left",
+        header_style="bold",
+    )
+    for column in (
+        "stage",
+        "applicable",
+        "reached",
+        "not reached",
+        "passed",
+        "failed",
+        "reach rate",
+        "coverage",
+        "pass rate",
+        "excluded",
+        "latency (mean)",
+        "reasons",
+    ):
+        wraps = column in ("excluded", "reasons")
+        table.add_column(
+            column,
+            justify="left" if wraps or column == "stage" else "right",
+            overflow="fold" if wraps else "ellipsis",
+            no_wrap=not wraps,
+        )
+    for tally in row.stages:
+        table.add_row(
+            STAGE_LABELS[tally.stage],
+            str(tally.applicable),
+            str(tally.reached),
+            str(tally.not_reached),
+            str(tally.passed),
+            str(tally.failed),
+            format_rate(reach_rate(tally)),
+            format_rate(measurement_coverage_rate(tally)),
+            format_rate(measured_pass_rate(tally)),
+            format_exclusions(tally.excluded),
+            _latency(tally),
+            _reasons(tally),
+        )
+    if row.failure_categories:
+        table.caption = "failure categories: " + ", ".join(
+            f"{CATEGORY_LABELS[c.category]} {c.count}" for c in row.failure_categories
+        )
+    return table
+
+
+def _header(doc: StageAnalyticsV1, chains: str) -> RenderableType:
+    lines = Text()
+    lines.append(f"run {doc.run_id}", style="bold")
+    lines.append(f"  suite {doc.suite_id}  chains {chains}  analyzer {doc.stage_analyzer_version}")
+    if doc.source_stage_analyzer_versions is not MISSING:
+        versions = ", ".join(str(v) for v in doc.source_stage_analyzer_versions)
+        lines.append(f" (mixed: {versions} — not comparable, §5.11)", style="yellow")
+    lines.append(f"\ntrials: {doc.included_trials} included of {doc.total_trials}")
+    classes = doc.excluded_trials.counts()
+    if classes:
+        detail = ", ".join(f"{d.value} {n}" for d, n in doc.excluded_trial_detail.counts().items())
+        lines.append(f"; excluded {format_exclusions(doc.excluded_trials)} ({detail})")
+        if StageExclusionClass.INTEGRITY in classes:
+            lines.append(
+                f"\n{EXCLUSION_CLASS_LABELS[StageExclusionClass.INTEGRITY]}", style="yellow"
+            )
+    if doc.materialization_state is MaterializationState.PROVISIONAL:
+        lines.append("\nprovisional: a judge pass may still rewrite these counts", style="yellow")
+    if doc.slice_truncation is not MISSING:
+        cut = ", ".join(
+            f"{t.dimension} {t.retained} of {t.distinct_values}" for t in doc.slice_truncation
+        )
+        lines.append(f"\nslices capped: {cut} retained (largest first)", style="yellow")
+    for setup in doc.setup:
+        lines.append(
+            f"\nsetup {setup.phase.value}: {setup.failed_attempts}/{setup.unique_attempts} "
+            f"attempt failed, server-attributed {setup.server_attributed_failures}, "
+            f"{setup.impacted_trials} trials impacted"
+        )
+    return lines
+
+
+def render_funnel(
+    document: StageAnalyticsV1 | None,
+    *,
+    run_id: str,
+    slice: str = "overall",
+    chains: str = "derived",
+    analyzer: int | None = None,
+) -> RenderableType:
+    """The funnel of one dimension (``overall``, ``intent``, ``model``, ``host`` or ``all``).
+
+    ``document`` None renders UNMEASURED: the run exists and has no document for these
+    chains (CONTRACT §5.10) — never zeros, never an empty funnel.
+    """
+    if document is None:
+        version = "" if analyzer is None else f" at analyzer {analyzer}"
+        return Panel(
+            Text(
+                f"UNMEASURED: run {run_id} has no stage analytics for {chains} chains{version}. "
+                "A missing document is not an empty funnel.",
+                style="bold yellow",
+            ),
+            title="stage funnel",
+        )
+    rows = [r for r in document.slices if slice in ("all", r.slice.dimension)]
+    parts: list[RenderableType] = [_header(document, chains)]
+    parts.extend(stage_table(row) for row in rows)
+    if not rows:
+        parts.append(Text(f"no {slice} slices: no trial recorded this dimension"))
+    return Group(*parts)
+
+
+def funnel_text(
+    document: StageAnalyticsV1 | None, *, run_id: str, width: int = 160, **options: str | int | None
+) -> str:
+    """`render_funnel` as plain text (tests, logs)."""
+    console = Console(record=True, width=width, color_system=None, file=io.StringIO())
+    console.print(render_funnel(document, run_id=run_id, **options))  # type: ignore[arg-type]
+    return console.export_text()

@@ -1,0 +1,211 @@
+"""The strict `EvalStageAnalyticsV1` model (CONTRACT §5): what it refuses, what it writes."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from valuechain.contract.documents import (
+    STAGE_ANALYTICS_SCHEMA_ID,
+    StageAnalyticsV1,
+    stage_analytics_json_schema,
+)
+
+STAGES = ("connection", "discovery", "selection", "call", "response", "userValue")
+
+
+def tally(stage: str, **counts: Any) -> dict[str, Any]:
+    base = {
+        "stage": stage,
+        "applicable": 1,
+        "reached": 1,
+        "notReached": 0,
+        "reachUnknown": 0,
+        "measured": 1,
+        "passed": 1,
+        "failed": 0,
+        "notMeasured": 0,
+        "notApplicable": 0,
+        "excluded": {},
+        "reasons": [{"reason": "observed", "count": 1}],
+    }
+    base.update(counts)
+    return base
+
+
+def document() -> dict[str, Any]:
+    return {
+        "schemaVersion": 1,
+        "measurementUnit": "trial",
+        "runId": "r",
+        "suiteId": "s",
+        "sourceIterationCount": 2,
+        "stageAnalyzerVersion": 12,
+        "measurementsSchemaVersion": 1,
+        "materializationState": "final",
+        "createdAt": 1,
+        "updatedAt": 2,
+        "includedTrials": 1,
+        "excludedTrials": {"lifecycle": 1},
+        "totalTrials": 2,
+        "excludedTrialDetail": {"cancelled": 1},
+        "slices": [
+            {
+                "slice": {"dimension": "overall"},
+                "includedTrials": 1,
+                "excludedTrials": {"lifecycle": 1},
+                "failureCategories": [],
+                "stages": [tally(s) for s in STAGES],
+            }
+        ],
+        "setup": [],
+    }
+
+
+def edit(path: str, value: Any) -> dict[str, Any]:
+    """A copy of `document()` with ``value`` at each dotted path (``a|b`` edits both;
+    ``...`` deletes)."""
+    doc = copy.deepcopy(document())
+    for one in path.split("|"):
+        *parents, last = one.split(".")
+        node: Any = doc
+        for key in parents:
+            node = node[int(key)] if key.isdigit() else node[key]
+        index: Any = int(last) if last.isdigit() else last
+        if value is ...:
+            del node[index]
+        else:
+            node[index] = value
+    return doc
+
+
+def test_a_valid_document_round_trips_byte_for_byte() -> None:
+    text = json.dumps(document(), separators=(",", ":"), ensure_ascii=False)
+    assert StageAnalyticsV1.from_json(text).to_json() == text
+
+
+def test_integral_floats_print_like_json_stringify() -> None:
+    doc = edit(
+        "slices.0.stages.3.latency",
+        {
+            "unit": "ms",
+            "basis": "evidence_span_union",
+            "sampleCount": 1,
+            "totalMs": 5.0,
+            "minMs": 5.0,
+            "maxMs": 5.0,
+        },
+    )
+    assert '"totalMs":5,' in StageAnalyticsV1.model_validate(doc).to_json()
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("extra", 1, "Extra inputs"),
+        ("runGroupId", None, "string"),
+        ("runGroupId", "", "at least 1"),
+        ("excludedTrials.lifecycle", 0, "greater than or equal to 1"),
+        ("totalTrials", True, "integer"),
+        ("totalTrials", 2.0, "integer"),
+        ("measurementUnit", "caseVariant", "trial"),
+        ("schemaVersion", 2, "1"),
+        ("slices.0.stages.0.measured", 0, "passed \\+ failed"),
+        ("slices.0.stages.0.reached", 0, "measured \\+ notMeasured"),
+        ("slices.0.stages.0.applicable", 2, "reached \\+ notReached"),
+        ("slices.0.stages.0.excluded", {"notMeasured": 1}, "excluded must count"),
+        (
+            "slices.0.stages.0.reasons",
+            [{"reason": "observed", "count": 1}, {"reason": "noSpanChannel", "count": 1}],
+            "vocabulary",
+        ),
+        ("slices.0.stages.0.reasons", [{"reason": "madeUp", "count": 1}], "reason"),
+        ("slices.0.stages.5", tally("call"), "stage order"),
+        ("slices.0.stages.5", ..., "at least 6"),
+        (
+            "slices.0.stages.3.latency",
+            {
+                "unit": "ms",
+                "basis": "evidence_span_union",
+                "sampleCount": 2,
+                "totalMs": 1,
+                "minMs": 1,
+                "maxMs": 1,
+            },
+            "outside",
+        ),
+        (
+            "slices.0.stages.3.latency",
+            {
+                "unit": "ms",
+                "basis": "setup_phase_wall",
+                "sampleCount": 1,
+                "totalMs": 1,
+                "minMs": 1,
+                "maxMs": 1,
+            },
+            "evidence_span_union",
+        ),
+        ("slices.0.slice", {"dimension": "intent", "intent": None}, "overall"),
+        ("slices.0.includedTrials", 2, "overall slice"),
+        ("slices.0.includedTrials|includedTrials", 3, "exceeds totalTrials"),
+        ("excludedTrialDetail", {"chainMissing": 1}, "add up"),
+        ("excludedTrialDetail", {}, "add up"),
+        ("sourceIterationCount", 3, "sourceIterationCount"),
+        ("sourceStageAnalyzerVersions", [12], "at least two"),
+        ("sourceStageAnalyzerVersions", [12, 11], "ascending"),
+        ("sliceTruncation", [], "at least 1"),
+        (
+            "setup",
+            [
+                {
+                    "phase": "connection",
+                    "uniqueAttempts": 1,
+                    "failedAttempts": 2,
+                    "serverAttributedFailures": 0,
+                    "impactedTrials": 0,
+                }
+            ],
+            "failedAttempts",
+        ),
+        (
+            "setup",
+            [
+                {
+                    "phase": "discovery",
+                    "uniqueAttempts": 1,
+                    "failedAttempts": 0,
+                    "serverAttributedFailures": 0,
+                    "impactedTrials": 0,
+                },
+                {
+                    "phase": "connection",
+                    "uniqueAttempts": 1,
+                    "failedAttempts": 0,
+                    "serverAttributedFailures": 0,
+                    "impactedTrials": 0,
+                },
+            ],
+            "phase order",
+        ),
+    ],
+)
+def test_the_model_refuses(path: str, value: Any, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        StageAnalyticsV1.model_validate(edit(path, value))
+
+
+def test_json_schema_is_generated_from_the_model() -> None:
+    schema = stage_analytics_json_schema()
+    assert schema["$id"] == STAGE_ANALYTICS_SCHEMA_ID
+    assert schema["additionalProperties"] is False
+    assert "runGroupId" in schema["properties"] and "runGroupId" not in schema["required"]
+    assert {"runId", "suiteId", "slices", "setup", "excludedTrialDetail"} <= set(schema["required"])
+    text = json.dumps(schema)
+    # only the intent of an intent slice may be null (absent keys are omitted, never null)
+    assert text.count('"type": "null"') == 1
+    assert '"ge"' not in text
