@@ -5,23 +5,32 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import derive, ingest
+from bench import derive, ingest, materialize
 
 SUITES = {
     "ingest": ingest.run,
     "ingest-store": ingest.run_store,
     "ingest-memory": ingest.run_memory,
     "derive": derive.run,
+    "materialize": materialize.run,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("suites", nargs="*", metavar="SUITE",
-                        help=f"which suites to run: {', '.join(SUITES)} (default: all)")
-    parser.add_argument("--size-mb", type=int, default=100,
-                        help="size of the synthetic NDJSON export (default 100 MB; ingest takes at "
-                             "least 200 MB, ingest-memory at least 2 GB)")
+    parser.add_argument(
+        "suites",
+        nargs="*",
+        metavar="SUITE",
+        help=f"which suites to run: {', '.join(SUITES)} (default: all)",
+    )
+    parser.add_argument(
+        "--size-mb",
+        type=int,
+        default=100,
+        help="size of the synthetic NDJSON export (default 100 MB; ingest takes at "
+        "least 200 MB, ingest-memory at least 2 GB)",
+    )
     args = parser.parse_args(argv)
     unknown = set(args.suites) - SUITES.keys()
     if unknown:

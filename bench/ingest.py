@@ -186,7 +186,7 @@ def run_memory(size_mb: int = 2048) -> None:
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
-    own, workers, seconds, spans = done.stdout.split()
+    own, workers, seconds, spans = done.stdout.strip().splitlines()[-1].split()
     size = path.stat().st_size / MB
     console.print(
         f"peak RSS importing {path.name} ({size:.0f} MB NDJSON): main process {own} MB, "

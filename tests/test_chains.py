@@ -12,7 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 import valuechain
+from valuechain.chains import derive_traces
 from valuechain.cli import main
+from valuechain.synth import SynthConfig, write_export
 
 EXAMPLE = "spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"
 
@@ -146,9 +148,6 @@ def test_no_derive_imports_spans_only(example: Path) -> None:
 
 def test_batched_derivation_equals_one_batch(shared: Path, tmp_path: Path) -> None:
     """Cutting a derivation into batches of whole runs changes nothing in the result."""
-    from valuechain.chains import derive_traces
-    from valuechain.synth import SynthConfig, write_export
-
     export = tmp_path / "three-runs.jsonl"
     write_export(export, SynthConfig(runs=3, cases=2, models=1, reps=2, seed=4), ndjson=True)
     one = valuechain.open(":memory:")

@@ -12,8 +12,8 @@ import duckdb
 import pytest
 
 import valuechain
+from valuechain import sqlfiles
 from valuechain.errors import StoreError, VersionAheadError
-from valuechain.materialize import sqlfiles
 from valuechain.pipeline import ImportOptions, import_paths
 from valuechain.store import STORE_SCHEMA_VERSION, Database, open_database
 

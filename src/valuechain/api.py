@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -16,9 +16,13 @@ from typing import Any
 import polars as pl
 
 from valuechain.chains import DeriveSummary, derive_traces
+from valuechain.contract.documents import StageAnalyticsV1
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
+from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.query.funnel import analytics_document, funnel_frame
+from valuechain.query.runs import runs_frame
 from valuechain.query.trial import TrialView, trial_view
 from valuechain.store import Database, open_database
 
@@ -62,6 +66,31 @@ class Store:
     ) -> TrialView:
         """One trial's identity, chain, outcome and advisory observations."""
         return trial_view(self.db.con, trial_id, chains=chains, analyzer=analyzer)
+
+    def runs(self) -> pl.DataFrame:
+        """One row per run: identity, parity keys, analyzer, state, trials in and out."""
+        return runs_frame(self.db.con)
+
+    def funnel(
+        self,
+        run: str,
+        slice: str = "overall",
+        *,
+        chains: str = "derived",
+        analyzer: int | None = None,
+    ) -> pl.DataFrame:
+        """One run's stage funnel (counts; rates per §5.8 with notMeasured kept apart)."""
+        return funnel_frame(self.db.con, run, slice, chains, analyzer)
+
+    def analytics_document(
+        self, run: str, *, chains: str = "derived", analyzer: int | None = None
+    ) -> StageAnalyticsV1 | None:
+        """The run's EvalStageAnalyticsV1; None when the run exists but has no document."""
+        return analytics_document(self.db.con, run, chains=chains, analyzer=analyzer)
+
+    def materialize(self, runs: Sequence[str] | None = None, *, validate: bool = True) -> int:
+        """Rebuild the analytics of ``runs`` (None: every run); returns documents written."""
+        return materialize_runs(self.db.con, runs, validate=validate)
 
     def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         """Run SQL over the store's tables and views."""

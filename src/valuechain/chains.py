@@ -17,15 +17,17 @@ import orjson
 import pyarrow as pa
 
 from valuechain.contract.derivation import StageDerivation, StageResult, StageSpan
+from valuechain.contract.tables import SETUP_SIGNALS, TRIAL_FLAGS
 from valuechain.contract.tables import STAGE_CHAIN as CHAIN
 from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
 from valuechain.contract.tables import TRIAL_OUTCOME as OUTCOME
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
-from valuechain.contract.vocab import STAGES
+from valuechain.contract.vocab import STAGES, SetupPhase
 from valuechain.derive import derive_chains, derive_measurements, stage_measurement_disagreements
 from valuechain.derive.jssem import js_json
 from valuechain.evidence.load import load_source_runs, load_trial_rows
 from valuechain.evidence.trials import TrialEvidence, build_trials
+from valuechain.materialize.analytics import materialize_runs
 from valuechain.store import Database
 
 DEFAULT_BATCH_TRACES = 20_000  # traces (≈ trials) per derive batch: bounds memory
@@ -40,6 +42,7 @@ class DeriveSummary:
     producer_chains: int
     run_ids: tuple[str, ...]
     issues: int
+    documents: int = 0
 
 
 def derive_traces(
@@ -49,6 +52,7 @@ def derive_traces(
     analyzer: int = STAGE_ANALYZER_VERSION,
     content_changed: bool = True,
     batch_traces: int = DEFAULT_BATCH_TRACES,
+    materialize: bool = True,
 ) -> DeriveSummary:
     """Rebuild trials and chains for ``trace_ids`` (None: every trace).
 
@@ -58,6 +62,7 @@ def derive_traces(
     Args:
         content_changed: the traces' spans changed, so chains at *other* analyzer versions
             are stale too and are dropped; ``False`` replaces only this analyzer's rows.
+        materialize: rebuild the analytics documents and funnels of the runs touched.
     """
     if trace_ids is None:
         batches = db.trace_batches(batch_traces)
@@ -78,7 +83,8 @@ def derive_traces(
         ):
             totals[k] += value
         runs.update(batch.run_ids)
-    return DeriveSummary(totals[0], totals[1], totals[2], tuple(sorted(runs)), totals[3])
+    documents = materialize_runs(db.con, sorted(runs)) if materialize and runs else 0
+    return DeriveSummary(totals[0], totals[1], totals[2], tuple(sorted(runs)), totals[3], documents)
 
 
 def _derive_batch(
@@ -89,6 +95,7 @@ def _derive_batch(
     evidence = build_trials(spans, attributes, source_runs=source_runs)
     derived = derive_chains([i for i in evidence.inputs if i is not None], analyzer=analyzer)
     chain, outcome, measurements = _derived_tables(evidence, derived, analyzer)
+    setup, flags = _signal_tables(evidence)
     touched = pa.table({"trace_id": pa.array(traces, pa.binary(16))})
     db.replace_trials(
         touched,
@@ -102,6 +109,8 @@ def _derive_batch(
                 [measurements, _conform(evidence.producer_measurements, MEASUREMENTS)]
             ),
             "trial_issues": evidence.issues,
+            "setup_signals": setup,
+            "trial_flags": flags,
         },
         analyzer=analyzer,
         replace_all_versions=content_changed,
@@ -193,6 +202,37 @@ def _derived_tables(
         _table({**head, **outcome}, OUTCOME),
         _table({**keys, **{k: list(v) for k, v in meas_cols.items()}}, MEASUREMENTS),
     )
+
+
+def _signal_tables(evidence: TrialEvidence) -> tuple[pa.Table, pa.Table]:
+    """Setup signals (one row per trial per phase) and evaluator flags, from the inputs."""
+    ids = evidence.trials.column("trial_id").to_pylist()
+    runs = evidence.trials.column("run_id").to_pylist()
+    setup: dict[str, list[object]] = {name: [] for name in SETUP_SIGNALS.names}
+    flags: dict[str, list[object]] = {name: [] for name in TRIAL_FLAGS.names}
+    for i, inp in enumerate(evidence.inputs):
+        if inp is None:
+            continue
+        ev = inp.evidence
+        flags["trial_id"].append(ids[i])
+        flags["run_id"].append(runs[i])
+        flags["evaluator_errored"].append(ev.evaluator_errored)
+        signals = ev.setup_signals
+        for phase in SetupPhase:
+            signal = getattr(signals, phase.value, None) if signals is not None else None
+            if signal is None:
+                continue
+            for name, value in (
+                ("trial_id", ids[i]),
+                ("run_id", runs[i]),
+                ("phase", phase.value),
+                ("outcome", str(signal.outcome)),
+                ("attribution", signal.attribution),
+                ("egress_verified", signal.egress_verified),
+                ("duration_ms", None if signal.duration_ms is None else float(signal.duration_ms)),
+            ):
+                setup[name].append(value)
+    return _table(setup, SETUP_SIGNALS), _table(flags, TRIAL_FLAGS)
 
 
 def _table(columns: dict[str, list[object]], schema: pa.Schema) -> pa.Table:

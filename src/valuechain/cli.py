@@ -6,6 +6,7 @@ keeps its traceback, because that is a bug.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -20,10 +21,12 @@ from rich.table import Table
 
 from valuechain import api
 from valuechain._version import __version__
+from valuechain.contract.documents import stage_analytics_json_schema
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.pipeline import ImportReport, plan
 from valuechain.report.formats import Format, render_bytes, to_rich_table
+from valuechain.report.funnel import render_funnel
 from valuechain.report.trial import render_trial
 from valuechain.sample import sample_export_path
 
@@ -353,6 +356,104 @@ def trial(ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, 
     out.print(render_trial(view))
 
 
+# ---------------------------------------------------------------------------- funnels
+@main.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+)
+@click.pass_context
+def runs(ctx: click.Context, fmt: str) -> None:
+    """List runs: suite, completion, trials in/out, parity identity, analyzer, state."""
+    with _open(ctx, read_only=True) as store:
+        frame = store.runs()
+    if fmt == "table":  # the columns a person compares runs by; csv/json carry every column
+        frame = frame.select(
+            "run_id",
+            "suite_id",
+            "completed_at",
+            pl.format("{}/{}", "included_trials", "total_trials").alias("trials in/total"),
+            pl.concat_str(
+                ["run_group_id", "config_revision", "case_set_fingerprint"],
+                separator=" · ",
+                ignore_nulls=False,
+            )
+            .fill_null("missing")
+            .alias("parity (group · config · case set)"),
+            pl.col("stage_analyzer_version").alias("analyzer"),
+            pl.col("materialization_state").alias("state"),
+        )
+    emit(frame, Format(fmt), None)
+
+
+@main.command()
+@click.argument("run")
+@click.option(
+    "--slice",
+    "slice_",
+    type=click.Choice(["overall", "intent", "model", "host", "all"]),
+    default="overall",
+    show_default=True,
+)
+@CHAINS
+@click.option("--analyzer", type=int, default=None, help="Read the document of this version.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="json prints the analytics document itself.",
+)
+@click.pass_context
+def funnel(
+    ctx: click.Context, run: str, slice_: str, chains: str, analyzer: int | None, fmt: str
+) -> None:
+    """One run's funnel per stage: counts, rates (n/m when not measured), exclusions."""
+    with _open(ctx, read_only=True) as store:
+        document = store.analytics_document(run, chains=chains, analyzer=analyzer)
+        frame = (
+            store.funnel(run, slice_, chains=chains, analyzer=analyzer) if fmt == "csv" else None
+        )
+    if fmt == "json":
+        if document is None:
+            raise UsageError(
+                f"run {run}",
+                "the run exists and has no analytics document for "
+                f"{chains} chains: it is unmeasured, not an empty funnel",
+                "run valuechain materialize, or valuechain derive first",
+            )
+        sys.stdout.write(document.to_json() + "\n")
+    elif frame is not None:
+        emit(frame, Format.CSV, None)
+    else:
+        out.print(
+            render_funnel(document, run_id=run, slice=slice_, chains=chains, analyzer=analyzer)
+        )
+
+
+@main.command()
+@click.argument("runs_", metavar="[RUN]...", nargs=-1)
+@click.option("--no-validate", is_flag=True, help="Skip the strict model check of each document.")
+@click.pass_context
+def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -> None:
+    """Rebuild the analytics documents and funnels of some runs (default: all)."""
+    with _open(ctx) as store:
+        written = store.materialize(list(runs_) or None, validate=not no_validate)
+    out.print(f"materialized {written} analytics documents")
+
+
+@main.command()
+@click.argument("name", type=click.Choice(["stage-analytics"]))
+def schema(name: str) -> None:
+    """Print the JSON Schema of a contract document (generated from its model)."""
+    del name  # one document today; the argument keeps room for the decision summary
+    sys.stdout.write(json.dumps(stage_analytics_json_schema(), indent=2) + "\n")
+
+
 # ---------------------------------------------------------------------------- synth / demo
 @main.command()
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
@@ -450,6 +551,18 @@ def demo(ctx: click.Context) -> None:
                 title="spans by role",
             )
         )
-    out.print(f'next: valuechain --store {path} sql "SELECT * FROM spans LIMIT 5"')
+        run_ids = store.runs()["run_id"].to_list()
+        if run_ids:
+            out.print(render_funnel(store.analytics_document(run_ids[0]), run_id=run_ids[0]))
+            failing = store.sql(
+                "SELECT trial_id FROM trial_outcome WHERE source = 'derived' "
+                "AND first_failed_stage IS NOT NULL ORDER BY trial_id LIMIT 1"
+            )
+            if failing.height:
+                out.print(render_trial(store.trial(failing["trial_id"][0])))
+    out.print(
+        f"next: valuechain --store {path} runs | funnel RUN --slice model | trial TRIAL_ID | "
+        'sql "SELECT * FROM stage_rates LIMIT 5"'
+    )
     if not report.ok:
         sys.exit(1)

@@ -20,11 +20,11 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from valuechain import sqlfiles
 from valuechain._version import __version__
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.ingest.decode import DecodedSource, issues_table
 from valuechain.ingest.issues import AGGREGATED, HINTS, Code, Issue
-from valuechain.materialize import sqlfiles
 
 STORE_SCHEMA_VERSION = 1
 DEFAULT_STORE = "valuechain.duckdb"

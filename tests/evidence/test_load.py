@@ -8,8 +8,8 @@ import orjson
 from evidence_builders import FIRST_TRACE, contract, request, resource, trial_spans
 
 from valuechain.evidence.load import load_source_runs, load_trial_rows, load_trials
-from valuechain.materialize.sqlfiles import folder
 from valuechain.pipeline import ImportOptions, import_file
+from valuechain.sqlfiles import folder
 from valuechain.store import Database
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from analytics_store import NOW_MS, Funnels, SetupCopy, TrialSpec
 
+from valuechain import sqlfiles
 from valuechain.contract.documents import (
     StageAnalyticsV1,
     StageTally,
@@ -25,7 +26,6 @@ from valuechain.contract.documents import (
     stage_rate,
 )
 from valuechain.contract.vocab import ParityBlocker
-from valuechain.materialize import sqlfiles
 from valuechain.materialize.analytics import drop_temp_tables, parameters
 from valuechain.query.parity import stage_analytics_parity_blockers
 

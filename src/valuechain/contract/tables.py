@@ -176,6 +176,23 @@ STAGE_MEASUREMENTS = _schema(
     ("latency_ms", pa.float64(), True),
 )
 
+# Per-trial inputs of the funnels' setup tallies and evaluator exclusion (sql/schema/040–041).
+SETUP_SIGNALS = _schema(
+    ("trial_id", pa.string(), False),
+    ("run_id", pa.string(), False),
+    ("phase", pa.string(), False),  # SetupPhase
+    ("outcome", pa.string(), False),
+    ("attribution", pa.string(), True),
+    ("egress_verified", pa.bool_(), True),
+    ("duration_ms", pa.float64(), True),
+)
+
+TRIAL_FLAGS = _schema(
+    ("trial_id", pa.string(), False),
+    ("run_id", pa.string(), False),
+    ("evaluator_errored", pa.bool_(), True),
+)
+
 # Tables a decoded source carries, in commit order (owners before what points at them).
 SPAN_TABLES: dict[str, pa.Schema] = {
     "resources": RESOURCES,

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 
 from valuechain.evidence.trials import TrialEvidence, build_trials
-from valuechain.materialize.sqlfiles import SqlFile, statement
+from valuechain.sqlfiles import SqlFile, statement
 
 SPANS_SQL = "evidence/010_trial_spans.sql"
 ATTRIBUTES_SQL = "evidence/020_trial_attributes.sql"

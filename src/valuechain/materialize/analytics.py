@@ -34,6 +34,7 @@ from typing import Any, Final
 
 import duckdb
 
+from valuechain import sqlfiles
 from valuechain.contract.documents import (
     MAX_HOST_SLICES,
     MAX_INTENT_SLICES,
@@ -53,7 +54,6 @@ from valuechain.contract.vocab import (
     SliceDimension,
     StageReason,
 )
-from valuechain.materialize import sqlfiles
 
 Clock = Callable[[], datetime]
 
