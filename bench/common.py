@@ -33,8 +33,9 @@ class Timing:
         return self.items / self.seconds
 
 
-def timed(name: str, fn: Callable[[], int], megabytes: float, *, repeat: int = 1,
-          item_name: str = "spans") -> Timing:
+def timed(
+    name: str, fn: Callable[[], int], megabytes: float, *, repeat: int = 1, item_name: str = "spans"
+) -> Timing:
     """Best wall time of ``repeat`` runs of ``fn`` (which returns the item count)."""
     best, items = float("inf"), 0
     for _ in range(repeat):
@@ -55,6 +56,11 @@ def report(title: str, timings: list[Timing], baseline: str) -> None:
     for column in ("case", "seconds", "MB/s", "items/s", f"÷ {baseline}"):
         table.add_column(column, justify="left" if column == "case" else "right")
     for t in timings:
-        table.add_row(t.name, f"{t.seconds:.2f}", f"{t.mb_per_s:.1f}",
-                      f"{t.items_per_s:,.0f} {t.item_name}", f"{t.mb_per_s / base.mb_per_s:.3f}")
+        table.add_row(
+            t.name,
+            f"{t.seconds:.2f}",
+            f"{t.mb_per_s:.1f}",
+            f"{t.items_per_s:,.0f} {t.item_name}",
+            f"{t.mb_per_s / base.mb_per_s:.3f}",
+        )
     console.print(table)

@@ -33,8 +33,11 @@ def synthetic_trials(trials: int) -> Path:
     if not path.exists():
         cases, models = 25, 4
         reps = max(1, trials // (cases * models * 10))
-        write_export(path, SynthConfig(runs=10, cases=cases, models=models, reps=reps, seed=3,
-                                       redacted=True), ndjson=True)
+        write_export(
+            path,
+            SynthConfig(runs=10, cases=cases, models=models, reps=reps, seed=3, redacted=True),
+            ndjson=True,
+        )
     return path
 
 

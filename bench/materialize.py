@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from bench.common import Timing, console, report, timed
-from valuechain.materialize import sqlfiles
+from valuechain import sqlfiles
 from valuechain.materialize.analytics import (
     drop_temp_tables,
     epoch_ms,
