@@ -135,3 +135,17 @@ def dump_store(database: Database) -> dict[str, list[tuple[Any, ...]]]:
 def dump() -> Callable[[Database], dict[str, list[tuple[Any, ...]]]]:
     """``dump(db)``: a full snapshot of the store's tables for before/after comparisons."""
     return dump_store
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite the golden files under fixtures/golden/ from the current output",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
