@@ -1,10 +1,9 @@
 """The authored case of a trial: as the export sends it, else inferred (CONTRACT §2.3, §3.8).
 
 TRACE-FORMAT §3.7: `authored.*` is copied from `mcp.app.authored.*`; when the producer did
-not send it, it is inferred from the case keys and grader rows the export does carry, by the
-rules of CONTRACT §2.3 (`buildStageAuthoredCase`). The layering keeps `evidence` from calling
-`derive`, so the few lines of §2.3 are restated here over trace-side inputs;
-`tests/evidence/test_authored.py` pins them to `derive.build_stage_authored_case`.
+not send it, it is inferred from the case keys and grader rows the export does carry, by
+CONTRACT §2.3's one implementation, `derive.build_stage_authored_case`, over the trace-side
+facts restated as the case source and steps it reads.
 
 Foreign traces (§3.8) get CONTRACT's chat-session form instead.
 """
@@ -14,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from valuechain.contract.derivation import StageAuthoredCase
+from valuechain.contract.derivation import AuthoredCaseSource, AuthoredStep, StageAuthoredCase
 from valuechain.contract.vocab import AuthoredMode, ToolExpectation
-from valuechain.evidence import conventions as cv
+from valuechain.derive.authored import TOOL_CALL_STEP, build_stage_authored_case
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,36 +32,29 @@ class CaseFacts:
     has_tool_call_steps: bool  # model-free tool calls under the root stand for toolCall steps
 
 
-def is_selection_kind(kind: str | None) -> bool:
-    """A routed selection kind, JS `in` quirk included (CONTRACT §2.5)."""
-    return kind is not None and (
-        kind in cv.ROUTED_SELECTION_KINDS or kind in cv.OBJECT_PROTOTYPE_NAMES
-    )
-
-
 def infer_authored_case(facts: CaseFacts) -> StageAuthoredCase:
     """`buildStageAuthoredCase` (CONTRACT §2.3) over what the export carries.
 
     Predicates arrive as grader rows (one per authored predicate); a gating `toolCalledWith`
     was promoted into the matcher and never arrives as a row. Assert steps are not exported,
-    so only `successPredicates` and an expected output count towards `assertionCount`.
+    so only `successPredicates` and an expected output count towards `assertionCount`;
+    model-free tool calls under the root stand for `toolCall` steps.
     """
-    kinds = facts.predicate_kinds
-    expects_tool_call = (
-        bool(facts.expected_tool_calls)
-        or any(bool(calls) for calls in facts.turn_expected_tool_calls)
-        or facts.has_tool_call_steps
-        or any(kind in cv.POSITIVE_TOOL_CALL_KINDS for kind in kinds if kind is not None)
-    )
-    assertion_count = sum(1 for kind in kinds if not is_selection_kind(kind)) + (
-        1 if facts.expected_output_defined else 0
-    )
-    return StageAuthoredCase(
-        mode=AuthoredMode.MODEL_DRIVEN if facts.needs_model else AuthoredMode.MODEL_FREE,
+    source = AuthoredCaseSource(
         is_negative_test=facts.is_negative,
-        expects_tool_call=expects_tool_call,
-        expects_widget_render=facts.case_type == cv.WIDGET_PROBE,
-        assertion_count=assertion_count,
+        expected_output="" if facts.expected_output_defined else None,
+        expected_tool_calls=facts.expected_tool_calls,
+        success_predicates=tuple(
+            {"type": kind} if kind is not None else {} for kind in facts.predicate_kinds
+        ),
+        case_type=facts.case_type,
+    )
+    steps = (AuthoredStep(TOOL_CALL_STEP),) if facts.has_tool_call_steps else ()
+    return build_stage_authored_case(
+        source,
+        case_needs_model=facts.needs_model,
+        steps=steps,
+        turn_expected_tool_calls=facts.turn_expected_tool_calls,
     )
 
 

@@ -460,39 +460,6 @@ JUDGE_GOAL: Final = "goalCompletion"
 JUDGE_ATTRIBUTION: Final = "metadataAttribution"
 JUDGE_SCORER_PREFIX: Final = "judge:"
 DEFAULT_JUDGE_STATUS: Final = "scored"  # §3.5: grader status "scored (default when absent)"
-
-# CONTRACT §2.3 reads these predicate-kind sets; they mirror CONTRACT §2.5's reason table.
-ROUTED_SELECTION_KINDS: frozenset[str] = frozenset(
-    {
-        "toolCalledAtLeastOnce",
-        "firstToolWas",
-        "toolNeverCalled",
-        "onlyToolsCalled",
-        "toolCallCountUnder",
-        "toolCalledBefore",
-        "noDeprecatedToolCalled",
-        "noDestructiveToolCalled",
-    }
-)
-POSITIVE_TOOL_CALL_KINDS: frozenset[str] = frozenset({"toolCalledAtLeastOnce", "firstToolWas"})
-# CONTRACT §2.5 trap: the reference tests selection kinds with JS `in` on a plain object, so
-# inherited Object.prototype member names count as selection kinds too.
-OBJECT_PROTOTYPE_NAMES: frozenset[str] = frozenset(
-    {
-        "constructor",
-        "toString",
-        "valueOf",
-        "hasOwnProperty",
-        "isPrototypeOf",
-        "propertyIsEnumerable",
-        "toLocaleString",
-        "__proto__",
-        "__defineGetter__",
-        "__defineSetter__",
-        "__lookupGetter__",
-        "__lookupSetter__",
-    }
-)
 WIDGET_PROBE: Final = "widget_probe"
 
 
