@@ -378,6 +378,23 @@ class _Trial:
         self.span(turn, f"chat {m.model}", _CLIENT, (start, end), a, status=_OK)
         return end, out
 
+    def tool_call_attrs(self, tool: Tool, call_id: str, request_id: int) -> Attrs:
+        """The identity and arguments every tools/call span carries (§3.5 Tool call)."""
+        a = self.attrs("tool_call", "TOOL")
+        a.extend(
+            ("tool.name", tool.name),
+            ("tool_call.id", call_id),
+            ("gen_ai.operation.name", "execute_tool"),
+            ("gen_ai.tool.name", tool.name),
+            ("gen_ai.tool.call.id", call_id),
+            ("mcp.method.name", "tools/call"),
+            ("mcp.session.id", self.session),
+            ("mcp.app.server.name", self.suite.server.name),
+            ("jsonrpc.request.id", str(request_id)),
+        )
+        a.content("input.value", self.args(tool), "application/json")
+        return a
+
     def tool(self, turn: str, call: _Call, start: int, request_id: int) -> int:
         """One tools/call span (§3.5 Tool call) and, for an MCP App result, its widget render."""
         rng, tool = self.rng, call.tool
@@ -388,19 +405,7 @@ class _Trial:
         result["isError"] = not call.ok
         if tool.ui and call.ok:
             result["_meta"] = {"ui": {"resourceUri": tool.ui}}
-        a = self.attrs("tool_call", "TOOL")
-        a.extend(
-            ("tool.name", tool.name),
-            ("tool_call.id", call.call_id),
-            ("gen_ai.operation.name", "execute_tool"),
-            ("gen_ai.tool.name", tool.name),
-            ("gen_ai.tool.call.id", call.call_id),
-            ("mcp.method.name", "tools/call"),
-            ("mcp.session.id", self.session),
-            ("mcp.app.server.name", self.suite.server.name),
-            ("jsonrpc.request.id", str(request_id)),
-        )
-        a.content("input.value", self.args(tool), "application/json")
+        a = self.tool_call_attrs(tool, call.call_id, request_id)
         a.content("output.value", to_json(result), "application/json")
         a.extend(
             ("mcp.app.tool.outcome", "ok" if call.ok else "tool_error"),

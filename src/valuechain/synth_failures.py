@@ -697,19 +697,7 @@ class FailureTrial(_Trial):
         result = call.result if isinstance(call, _FCall) else "ok" if call.ok else "tool_error"
         slow = result == "transport_error"  # the SDK gave up after its request timeout
         end = start + (30_000 + rng.randint(0, 40) if slow else rng.randint(60, 900))
-        a = self.attrs("tool_call", "TOOL")
-        a.extend(
-            ("tool.name", tool.name),
-            ("tool_call.id", call.call_id),
-            ("gen_ai.operation.name", "execute_tool"),
-            ("gen_ai.tool.name", tool.name),
-            ("gen_ai.tool.call.id", call.call_id),
-            ("mcp.method.name", "tools/call"),
-            ("mcp.session.id", self.session),
-            ("mcp.app.server.name", self.suite.server.name),
-            ("jsonrpc.request.id", str(request_id)),
-        )
-        a.content("input.value", self.args(tool), "application/json")
+        a = self.tool_call_attrs(tool, call.call_id, request_id)
         code: int | None = None
         output: dict[str, Any] | None = None
         if result in ("ok", "tool_error"):
