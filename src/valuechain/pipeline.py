@@ -21,9 +21,10 @@ import pyarrow.compute as pc
 from valuechain.chains import DeriveSummary, derive_traces
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
-from valuechain.ingest.decode import DecodedSource, DecodeOptions, SourceStream, pointer
 from valuechain.ingest.issues import HINTS, Code, Issue, Severity
 from valuechain.ingest.read import Missing, expand_paths
+from valuechain.ingest.source import DecodedSource, DecodeOptions, pointer
+from valuechain.ingest.stream import SourceStream
 from valuechain.ingest.unpack import file_chunks
 from valuechain.store import Committed, Database
 

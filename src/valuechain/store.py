@@ -23,8 +23,8 @@ import pyarrow as pa
 from valuechain import sqlfiles
 from valuechain._version import __version__
 from valuechain.errors import StoreError, VersionAheadError
-from valuechain.ingest.decode import DecodedSource, issues_table
 from valuechain.ingest.issues import AGGREGATED, HINTS, Code, Issue
+from valuechain.ingest.source import DecodedSource, issues_table
 
 STORE_SCHEMA_VERSION = 1
 DEFAULT_STORE = "valuechain.duckdb"

@@ -25,8 +25,9 @@ import pytest
 
 from valuechain.contract import tables
 from valuechain.ingest import framing, sniff
-from valuechain.ingest.decode import DecodedSource, DecodeOptions, PartDecoder, decode_export
+from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.ingest.otlp_proto import parse_request
+from valuechain.ingest.parts import PartDecoder
 from valuechain.ingest.unpack import Unpacker, zstd_compress
 from valuechain.pipeline import ImportOptions, commit, import_paths
 from valuechain.store import Database

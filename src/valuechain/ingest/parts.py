@@ -1,0 +1,463 @@
+"""Decoding one part of a source (a batch of records, or a whole document) into tables."""
+
+from __future__ import annotations
+
+import base64
+import gc
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+from valuechain.ingest import fast as fastpath
+from valuechain.ingest import framing, otlp_proto, sniff
+from valuechain.ingest.issues import HINTS, Code, Issue, IssueLog, Where
+from valuechain.ingest.otlp_json import SpanDecoder, raw_json
+from valuechain.ingest.recognise import describe_non_otlp, describe_text
+from valuechain.ingest.salvage import salvage as salvage_text
+from valuechain.ingest.source import OTHER_SIGNALS, Accounting, DecodeOptions, is_request
+from valuechain.ingest.unpack import zstd_decompressor
+
+
+# ---------------------------------------------------------------------------- parts
+@dataclass(slots=True)
+class Rejection:
+    code: Code
+    pointer: str | None
+    problem: str
+    hint: str | None = None
+    log: bool = True
+
+
+@dataclass(slots=True)
+class PartResult:
+    """What decoding one part yields; row ids and record indexes are part-local."""
+
+    tables: dict[str, pa.Table]
+    issues: list[Issue]
+    accounting: Accounting
+    id_encodings: set[str]
+    not_otlp: str | None = None
+    invalid_utf8_at: int | None = None  # first invalid UTF-8 byte (source offset)
+    items: int = 0  # values and broken stretches (framing single vs stream)
+    extra_decoded: int = 0  # bytes added by decompressing length-prefixed zstd records
+    zstd_records: int = 0
+    proto_records: int = 0
+    json_records: int = 0
+    fast_records: int = 0
+    framing: str | None = None  # set by a whole part that found its own framing
+    rejection: Rejection | None = None
+    partial: bool = False  # salvaged: the source is partial even with nothing quarantined
+
+
+class PartDecoder:
+    """Decodes one part (or a whole source) with a fresh issue log and batch-local row ids."""
+
+    def __init__(self, options: DecodeOptions) -> None:
+        self.options = options
+        self.log = IssueLog()
+        self.acct = Accounting()
+        self.spans = SpanDecoder(self.log, large_value_threshold=options.large_value_threshold)
+        self.fast = fastpath.FastDecoder(self.spans) if options.fast else None
+        self.not_otlp: list[str] = []
+        self.items = 0
+        self.invalid_utf8_at: int | None = None
+        self.extra_decoded = 0
+        self.zstd_records = self.proto_records = self.json_records = 0
+        self.framing: str | None = None
+        self.rejection: Rejection | None = None
+        self.partial = False
+
+    def result(self) -> PartResult:
+        acct = self.acct
+        acct.spans_read = self.spans.spans_read
+        acct.spans_quarantined = self.spans.spans_quarantined
+        acct.attributes_read = self.spans.attributes_read
+        acct.attributes_quarantined = self.spans.attributes_quarantined
+        return PartResult(
+            self.spans.tables(),
+            self.log.issues,
+            acct,
+            self.spans.id_encodings,
+            self.not_otlp[0] if self.not_otlp else None,
+            self.invalid_utf8_at,
+            self.items,
+            self.extra_decoded,
+            self.zstd_records,
+            self.proto_records,
+            self.json_records,
+            self.fast.records if self.fast else 0,
+            self.framing,
+            self.rejection,
+            self.partial,
+        )
+
+    # ------------------------------------------------------------------ parts
+    def run_part(self, part: framing.Part) -> PartResult:
+        if isinstance(part, framing.Lines):
+            self._check_utf8(part.data, part.start)
+            self._lines(part)
+        elif isinstance(part, framing.Records):
+            self._records(part.data, part.start, part.final)
+        else:
+            self._whole(part.data)
+        return self.result()
+
+    def _check_utf8(self, data: bytes, start: int) -> None:
+        if data.isascii():
+            return
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.invalid_utf8_at = start + exc.start
+
+    def _lines(self, part: framing.Lines) -> None:
+        fast = self.fast
+        acct = self.acct
+        if fast is None:
+            self.run_values(
+                sniff.split_lines(part.data, part.start, part.first_line, final=part.final)
+            )
+            return
+        data, start, number, offset = part.data, part.start, part.first_line, 0
+        end = len(data)
+        last = _last_line_start(data) if part.final else -1
+        ends_nl = data.endswith(b"\n")
+        while offset < end:
+            nl = data.find(b"\n", offset)
+            stop = end if nl < 0 else nl
+            if stop > offset and data[offset] == 0x7B:  # '{': a candidate for the fast path
+                where = Where(acct.records_read, number, start + offset)
+                if fast.decode(data[offset:stop], where):
+                    acct.records_read += 1
+                    acct.records_ingested += 1
+                    self.json_records += 1
+                    self.items += 1
+                    number, offset = number + 1, stop + 1
+                    continue
+            # the reference takes this line (and only it), exactly as split_lines would
+            chunk = data[offset : stop + 1] if nl >= 0 else data[offset:]
+            lines = sniff.split_lines(
+                chunk, start + offset, number, final=offset == last, ends_with_newline=ends_nl
+            )
+            for item in lines:
+                self.item(item)
+            number, offset = number + 1, stop + 1
+
+    def _whole(self, data: bytes) -> None:
+        """The one-shot path: the whole (decompressed) body, exactly as the reference reads it."""
+        head = data.lstrip(sniff.BOM).lstrip()[:1]
+        if head in (b"{", b"["):
+            self._check_utf8(data, 0)
+            if self.fast is not None and head == b"{" and self._whole_fast(data):
+                self.framing = "single"
+                return
+            self.run_values(sniff.split_values(data))
+            return
+        if not head:
+            self.reject(
+                Code.E_NO_TRACES,
+                None,
+                "the input is empty",
+                "check that the producer finished writing the export",
+            )
+            return
+        if framing.length_prefixed(data[:64]):
+            self.framing = "length-prefixed"
+            self._records(data, 0, True)
+            return
+        if data[0] == 0x0A:  # field 1 (resource_spans): perhaps one bare serialized request
+            request = _bare_request(data)
+            if request is not None:
+                self.framing = "single"
+                self.items += 1
+                self.proto_records += 1
+                self.record(otlp_proto.request_to_json(request), sniff.Value(None, None, 0))
+                return
+        self.reject(Code.E_NOT_OTLP, "byte 0", describe_text(data))
+
+    def _whole_fast(self, data: bytes) -> bool:
+        body = data[len(sniff.BOM) :] if data.startswith(sniff.BOM) else data
+        stripped = body.lstrip()
+        first = len(body) - len(stripped)
+        line = body.count(b"\n", 0, first) + 1
+        offset = (len(data) - len(body)) + first
+        assert self.fast is not None
+        if not self.fast.decode(body, Where(0, line, offset)):
+            return False
+        self.acct.records_read += 1
+        self.acct.records_ingested += 1
+        self.json_records += 1
+        self.items += 1
+        return True
+
+    # ------------------------------------------------------------------ length-prefixed
+    def _records(self, data: bytes, start: int, final: bool) -> None:
+        acct = self.acct
+        for prefix, begin, end in framing.iter_records(data, start):
+            self.items += 1
+            where = Where(acct.records_read, None, start + prefix)
+            span_text = f"bytes {start + prefix}–{start + min(end, len(data))}"
+            if end > len(data):
+                code = Code.E_TRUNCATED_RECORD if final else Code.E_INVALID_RECORD
+                size_known = begin <= len(data)
+                what = (
+                    "the last length-prefixed record is cut short"
+                    if size_known
+                    else "the input ends inside a record's length prefix"
+                )
+                if end - begin > framing.MAX_RECORD_BYTES:
+                    code, what = Code.E_INVALID_RECORD, "a length prefix beyond any record size"
+                self._broken_bytes(where, data[prefix:], code, f"{what} ({span_text})")
+                return
+            payload = data[begin:end]
+            if payload.startswith(sniff.ZSTD_MAGIC):
+                unpacked = self._unzstd(payload)
+                if isinstance(unpacked, Issue):
+                    self._broken_bytes(
+                        where, data[prefix:end], unpacked.code, f"{unpacked.message} ({span_text})"
+                    )
+                    continue
+                self.zstd_records += 1
+                self.extra_decoded += len(unpacked) - len(payload)
+                payload = unpacked
+            head = payload.lstrip(sniff.BOM).lstrip()[:1]
+            if head in (b"{", b"["):
+                self.json_records += 1
+                values = list(sniff.split_values(payload))
+                for item in values:
+                    if isinstance(item, sniff.Broken):
+                        self._broken_bytes(
+                            where,
+                            data[prefix:end],
+                            Code.E_INVALID_RECORD,
+                            f"{item.message} ({span_text})",
+                        )
+                        break
+                else:
+                    for item in values:
+                        assert isinstance(item, sniff.Value)
+                        item.line, item.byte_offset = None, start + prefix
+                        self.value(item)
+                continue
+            try:
+                request = otlp_proto.parse_request(payload)
+            except otlp_proto.DecodeError as exc:
+                self._broken_bytes(
+                    where,
+                    data[prefix:end],
+                    Code.E_INVALID_PROTO_RECORD,
+                    f"not a protobuf ExportTraceServiceRequest ({exc}) ({span_text})",
+                )
+                continue
+            self.proto_records += 1
+            self.record(
+                otlp_proto.request_to_json(request), sniff.Value(None, None, start + prefix)
+            )
+
+    def _unzstd(self, payload: bytes) -> bytes | Issue:
+        engine = zstd_decompressor()
+        cap = self.options.max_decompressed_bytes
+        try:
+            out = engine.decompress(payload, max_length=cap + 1)
+        except Exception as exc:  # zstd.ZstdError: a corrupt frame
+            return Issue(
+                Code.E_TRUNCATED_COMPRESSION, f"a zstd-compressed record is corrupt ({exc})"
+            )
+        if len(out) > cap:
+            return Issue(Code.E_TOO_LARGE, f"a record decompresses beyond the cap of {cap} bytes")
+        if not engine.eof:
+            return Issue(Code.E_TRUNCATED_COMPRESSION, "a zstd-compressed record ends early")
+        return bytes(out)
+
+    def _broken_bytes(self, where: Where, raw: bytes, code: Code, message: str) -> None:
+        acct = self.acct
+        acct.records_read += 1
+        acct.records_quarantined += 1
+        text = orjson.dumps(base64.b64encode(raw).decode()).decode()
+        self.quarantine(where, None, text, code, message)
+
+    # ------------------------------------------------------------------ values
+    def run_values(self, values: Iterable[sniff.Value | sniff.Broken]) -> None:
+        for item in values:
+            if isinstance(item, sniff.Broken) and item.code is Code.E_TRUNCATED_JSON:
+                self.items += 1
+                self.truncated_document(item)
+                return
+            self.item(item)
+
+    def item(self, item: sniff.Value | sniff.Broken) -> None:
+        self.items += 1
+        if isinstance(item, sniff.Broken):
+            self.broken(item)
+        else:
+            self.json_records += 1
+            self.value(item)
+
+    def value(self, item: sniff.Value) -> None:
+        obj = item.obj
+        if isinstance(obj, list) and obj and all(is_request(x) for x in obj):
+            for i, request in enumerate(obj):
+                self.record(request, item, prefix=f"[{i}].")
+            return
+        self.record(obj, item)
+
+    def record(self, obj: Any, item: sniff.Value, prefix: str = "") -> None:
+        acct = self.acct
+        where = Where(acct.records_read, item.line, item.byte_offset)
+        acct.records_read += 1
+        if item.nonstandard:
+            self.log.add(Code.W_NONSTANDARD_JSON, "bare NaN/Infinity tokens", where)
+        request = self.unwrap(obj, where)
+        utf8_before = self.spans.invalid_utf8_values
+        if request is None:
+            if isinstance(obj, dict) and any(k in obj for k in OTHER_SIGNALS):
+                acct.records_other_signal += 1
+                self.log.add(Code.I_OTHER_SIGNAL, "a metrics/logs/profiles record skipped", where)
+                return
+            what = describe_non_otlp(obj)
+            self.not_otlp.append(what)
+            acct.records_quarantined += 1
+            self.quarantine(
+                where, prefix or None, obj, Code.E_NOT_OTLP, f"not an OTLP trace record: {what}"
+            )
+            return
+        acct.records_ingested += 1
+        self.spans.decode_request(request, where, prefix)
+        others = item.invalid_utf8 - (self.spans.invalid_utf8_values - utf8_before)
+        if others > 0:  # keys, names, messages: string values were reported with their path
+            self.log.add(
+                Code.W_INVALID_UTF8,
+                f"{others} string(s) with lone surrogate escapes stored with U+FFFD",
+                where,
+            )
+
+    def unwrap(self, obj: Any, where: Where) -> dict[str, Any] | None:
+        """The trace request inside ``obj``, unwrapping known API envelopes (§1.2)."""
+        if not isinstance(obj, dict):
+            return None
+        if "resourceSpans" in obj or "resource_spans" in obj:
+            return obj
+        result = obj.get("result")
+        if isinstance(result, dict) and ("resourceSpans" in result or "resource_spans" in result):
+            self.log.add(
+                Code.W_ENVELOPE_UNWRAPPED, "Jaeger api_v3 {result: …} envelope", where, "result"
+            )
+            return result
+        if isinstance(obj.get("batches"), list):
+            self.log.add(
+                Code.W_ENVELOPE_UNWRAPPED, "Tempo {batches: […]} envelope", where, "batches"
+            )
+            return {"resourceSpans": obj["batches"]}
+        return None
+
+    def broken(self, item: sniff.Broken) -> None:
+        acct = self.acct
+        where = Where(acct.records_read, item.line, item.byte_offset)
+        acct.records_read += 1
+        acct.records_quarantined += 1
+        self.quarantine(
+            where,
+            None,
+            item.raw,
+            item.code,
+            f"{item.message} (bytes {item.byte_offset}–{item.end_offset})",
+        )
+
+    def quarantine(
+        self, where: Where, path: str | None, raw: Any, code: Code, message: str
+    ) -> None:
+        self.log.add(code, message, where, path, raw)
+        c = self.spans.cols["quarantine"]
+        c["record_index"].append(where.record_index)
+        c["line"].append(where.line)
+        c["byte_offset"].append(where.byte_offset)
+        c["json_path"].append(path)
+        c["raw_json"].append(raw if isinstance(raw, str) else raw_json(raw))
+        c["codes"].append([code.value])
+
+    def truncated_document(self, item: sniff.Broken) -> None:
+        rescue = salvage_text(item.raw)
+        if not self.options.salvage or rescue.text is None:
+            self.reject(
+                Code.E_TRUNCATED_JSON,
+                f"byte {item.end_offset}",
+                f"the JSON document ends inside a value (truncated download?); "
+                f"{rescue.complete_spans} complete spans precede the cut",
+                HINTS[Code.E_TRUNCATED_JSON] if rescue.complete_spans else "re-download the export",
+            )
+            return
+        acct = self.acct
+        where = Where(acct.records_read, item.line, item.byte_offset)
+        self.log.add(
+            Code.E_TRUNCATED_JSON,
+            f"salvaged {rescue.complete_spans} complete spans before the cut at byte "
+            f"{item.end_offset}",
+            where,
+        )
+        self.framing = "single"
+        self.partial = True
+        try:
+            value = sniff.Value(orjson.loads(rescue.text), item.line, item.byte_offset)
+        except orjson.JSONDecodeError:  # NaN tokens, lone surrogates: the lenient path
+            lenient = sniff.lenient_value(rescue.text, item.line, item.byte_offset)
+            if lenient is None:
+                self.reject(
+                    Code.E_TRUNCATED_JSON,
+                    f"byte {item.end_offset}",
+                    "the JSON document ends inside a value and its complete spans do not parse",
+                    "re-download the export",
+                )
+                return
+            value = lenient
+        self.record(value.obj, value)
+
+    def reject(
+        self, code: Code, pointer: str | None, problem: str, hint: str | None = None
+    ) -> None:
+        if self.rejection is None:
+            self.rejection = Rejection(code, pointer, problem, hint)
+
+
+def _bare_request(data: bytes) -> Any:
+    """``data`` as one ExportTraceServiceRequest, if it parses as one that holds a real span
+    (text that happens to start with a newline does not)."""
+    try:
+        request = otlp_proto.parse_request(data)
+    except otlp_proto.DecodeError:
+        return None
+    for rs in request.resource_spans:
+        for ss in rs.scope_spans:
+            if any(len(span.trace_id) == 16 for span in ss.spans):
+                return request
+    return None
+
+
+def _last_line_start(data: bytes) -> int:
+    """Where the last non-blank line of ``data`` starts (-1 when every line is blank)."""
+    end = len(data)
+    while end > 0:
+        nl = data.rfind(b"\n", 0, end)
+        if data[nl + 1 : end].strip():
+            return nl + 1
+        if nl < 0:
+            return -1
+        end = nl
+    return -1
+
+
+def decode_part(part: framing.Part, options: DecodeOptions) -> PartResult:
+    """Decode one part on its own (the unit of work of the process pool).
+
+    The cyclic garbage collector is paused meanwhile: decoding allocates millions of short-lived
+    acyclic objects, and each collection would walk all of them again for nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return PartDecoder(options).run_part(part)
+    finally:
+        if enabled:
+            gc.enable()

@@ -1,0 +1,127 @@
+"""What decoding one source yields: options, accounting, the decoded source, issue rows."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from valuechain.contract import tables
+from valuechain.errors import IngestError
+from valuechain.ingest import framing, sniff
+from valuechain.ingest.issues import Issue
+from valuechain.ingest.otlp_json import DEFAULT_LARGE_VALUE_THRESHOLD
+
+OTHER_SIGNALS = (
+    "resourceMetrics",
+    "resourceLogs",
+    "resourceProfiles",
+    "resource_metrics",
+    "resource_logs",
+    "resource_profiles",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeOptions:
+    salvage: bool = False
+    large_value_threshold: int = DEFAULT_LARGE_VALUE_THRESHOLD
+    max_decompressed_bytes: int = sniff.DEFAULT_MAX_DECOMPRESSED
+    # NDJSON and length-prefixed sources are read and decoded in parts of about this size
+    batch_bytes: int = framing.DEFAULT_BATCH_BYTES
+    # canonical NDJSON records take the msgspec fast path (``fast.py``); False: reference only
+    fast: bool = True
+    # worker processes decoding the parts of a large source. 0 (the library default) decodes
+    # in this process; the CLI uses 2. Workers re-import the caller's main module, so a script
+    # that asks for them must guard its entry point (``if __name__ == "__main__":``).
+    workers: int = 0
+
+
+@dataclass(slots=True)
+class Accounting:
+    """The counts of the accounting invariant (TRACE-FORMAT §5.1)."""
+
+    records_read: int = 0
+    records_ingested: int = 0
+    records_other_signal: int = 0
+    records_quarantined: int = 0
+    spans_read: int = 0
+    spans_quarantined: int = 0
+    spans_deduplicated: int = 0  # filled in by the store, which sees earlier imports
+    attributes_read: int = 0
+    attributes_quarantined: int = 0
+    attributes_deduplicated: int = 0  # attributes of deduplicated spans (store)
+
+    def check(self, span_rows: int, attribute_rows: int) -> list[str]:
+        """The invariant's violations (empty when it holds)."""
+        problems = []
+        if self.records_read != (
+            self.records_ingested + self.records_other_signal + self.records_quarantined
+        ):
+            problems.append("records")
+        if self.spans_read != span_rows + self.spans_quarantined + self.spans_deduplicated:
+            problems.append("spans")
+        if self.attributes_read != (
+            attribute_rows + self.attributes_quarantined + self.attributes_deduplicated
+        ):
+            problems.append("attributes")
+        return problems
+
+
+@dataclass(slots=True)
+class DecodedSource:
+    """Everything one source yields; tables hold batch-local row ids."""
+
+    source: str
+    sha256: str
+    bytes_raw: int
+    bytes_decoded: int = 0
+    compression: str = "none"  # none | gzip | zstd-native | zstd-legacy
+    framing: str = "single"  # single | stream | length-prefixed
+    encoding_flavor: str = "otlp-json"
+    status: str = "ok"  # ok | partial | rejected
+    accounting: Accounting = field(default_factory=Accounting)
+    tables: dict[str, pa.Table] = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+    rejection: IngestError | None = None
+
+    @property
+    def span_count(self) -> int:
+        return self.tables["spans"].num_rows if "spans" in self.tables else 0
+
+    def issue_counts(self) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        for issue in self.issues:
+            counts[issue.code.value] += issue.occurrences
+        return counts
+
+
+def issues_table(issues: list[Issue]) -> pa.Table:
+    rows = {name: [] for name in tables.ISSUES.names}  # type: dict[str, list[Any]]
+    for i in issues:
+        rows["severity"].append(i.severity.value)
+        rows["code"].append(i.code.value)
+        rows["record_index"].append(i.record_index)
+        rows["line"].append(i.line)
+        rows["byte_offset"].append(i.byte_offset)
+        rows["json_path"].append(i.json_path)
+        rows["span_row"].append(i.span_row)
+        rows["message"].append(i.message)
+        rows["value_excerpt"].append(i.value_excerpt)
+        rows["hint"].append(i.hint)
+        rows["occurrences"].append(i.occurrences)
+    return tables.conform(pa.table(rows, schema=tables.ISSUES), tables.ISSUES)
+
+
+def is_request(obj: Any) -> bool:
+    return isinstance(obj, dict) and any(
+        k in obj for k in ("resourceSpans", "resource_spans", *OTHER_SIGNALS)
+    )
+
+
+def pointer(issue: Issue) -> str | None:
+    """Where an issue is, as an error message leads with it: ``line 42: resourceSpans[0]…``."""
+    parts = [f"line {issue.line}" if issue.line is not None else None, issue.json_path]
+    return ": ".join(p for p in parts if p) or None

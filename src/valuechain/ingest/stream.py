@@ -1,0 +1,83 @@
+"""Streaming a source's bytes through part decoding (in-process or on workers) and merging."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future
+
+from valuechain.ingest import framing
+from valuechain.ingest.issues import Code
+from valuechain.ingest.merge import Batch, SourceMerger
+from valuechain.ingest.parts import PartResult, decode_part
+from valuechain.ingest.source import DecodedSource, DecodeOptions
+from valuechain.ingest.unpack import Unpacker
+
+
+# ---------------------------------------------------------------------------- streaming
+class SourceStream:
+    """Decode one source part by part: iterate for its ``Batch``es, then read ``result``.
+
+    ``chunks`` are the raw bytes (a file read piece by piece); they are decompressed and
+    framed on the fly, so memory holds a few parts, never the source. With an ``executor``
+    (a process pool) up to ``ahead`` parts are decoded in parallel while the caller commits
+    earlier batches; results are consumed strictly in order.
+    """
+
+    def __init__(
+        self,
+        chunks: Iterable[bytes],
+        source: str,
+        sha256: str,
+        bytes_raw: int,
+        options: DecodeOptions,
+        executor: Executor | None = None,
+        ahead: int = 3,
+    ) -> None:
+        self.chunks = chunks
+        self.options = options
+        self.executor = executor
+        self.ahead = max(1, ahead)
+        self.keep = False
+        self.merger = SourceMerger(source, sha256, bytes_raw, options)
+        self._result: DecodedSource | None = None
+
+    @property
+    def result(self) -> DecodedSource:
+        if self._result is None:
+            raise RuntimeError("iterate the stream to its end first")
+        return self._result
+
+    def __iter__(self) -> Iterator[Batch]:
+        merger = self.merger
+        merger.keep = self.keep
+        unpacker = Unpacker(self.chunks, self.options.max_decompressed_bytes)
+        framer = framing.Framer(unpacker, self.options.batch_bytes)
+        cap = self.options.max_decompressed_bytes
+        for result in self._decoded(iter(framer)):
+            yield merger.add(result)
+            if unpacker.bytes_out + merger.extra_decoded > cap and merger.zstd_records:
+                merger.problem(
+                    Code.E_TOO_LARGE, f"decompressed size exceeds the cap of {cap} bytes"
+                )
+                break
+        if unpacker.problem is not None:
+            merger.problem(unpacker.problem, unpacker.message or "")
+        self._result = merger.finish(
+            unpacker.compression,
+            framer.framing if framer.streamed else None,
+            unpacker.bytes_out,
+        )
+
+    def _decoded(self, parts: Iterator[framing.Part]) -> Iterator[PartResult]:
+        if self.executor is None:
+            for part in parts:
+                yield decode_part(part, self.options)
+            return
+        pending: list[Future[PartResult]] = []
+        submit: Callable[..., Future[PartResult]] = self.executor.submit
+        for part in parts:
+            pending.append(submit(decode_part, part, self.options))
+            if len(pending) > self.ahead:
+                yield pending.pop(0).result()
+        while pending:
+            yield pending.pop(0).result()
