@@ -1,0 +1,108 @@
+"""The click group, the one error boundary, shared options and output helpers.
+
+A ``ValuechainError`` prints as one red line (where, what, hint) and exits 1; anything else
+keeps its traceback, because that is a bug.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+import polars as pl
+from rich.console import Console
+
+from valuechain import api
+from valuechain._version import __version__
+from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
+from valuechain.errors import UsageError, ValuechainError
+from valuechain.report.formats import Format, render_bytes, to_rich_table
+
+out = Console()
+err = Console(stderr=True)
+
+
+class Boundary(click.Group):
+    """The one place expected errors become a red line and exit code 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ValuechainError as exc:
+            fail(exc.render())
+
+
+def fail(message: str) -> NoReturn:
+    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    sys.exit(1)
+
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([f.value for f in Format]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+ANALYZER = click.option(
+    "--analyzer",
+    type=click.Choice([str(v) for v in SELECTABLE_ANALYZER_VERSIONS]),
+    default=str(STAGE_ANALYZER_VERSION),
+    show_default=True,
+    callback=lambda _ctx, _param, value: int(value),
+    help="The stage analyzer version to derive chains with (CONTRACT §7.2).",
+)
+CHAINS = click.option(
+    "--chains",
+    type=click.Choice(["derived", "producer"]),
+    default="derived",
+    show_default=True,
+    help="valuechain's own chains, or the producer's persisted ones (never a mix).",
+)
+OUTPUT = click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file instead of standard output.",
+)
+
+
+@click.group(cls=Boundary, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="valuechain")
+@click.option(
+    "--store",
+    "store_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="VALUECHAIN_STORE",
+    show_envvar=True,
+    help="The store file (default ./valuechain.duckdb).",
+)
+@click.pass_context
+def main(ctx: click.Context, store_path: Path | None) -> None:
+    """Honest user-value-chain analytics from OTLP eval traces of MCP servers."""
+    ctx.obj = store_path
+
+
+def open_store(ctx: click.Context, *, read_only: bool = False) -> api.Store:
+    return api.open(ctx.obj, read_only=read_only)
+
+
+def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
+    if fmt is Format.TABLE:
+        if output is not None:
+            raise UsageError(
+                "--output",
+                "a table is for the terminal",
+                "use --format csv, json or parquet with --output",
+            )
+        out.print(to_rich_table(frame))
+        return
+    if fmt is Format.PARQUET and output is None:
+        raise UsageError("--format parquet", "Parquet is binary", "add --output FILE.parquet")
+    data = render_bytes(frame, fmt)
+    if output is not None:
+        output.write_bytes(data)
+    else:
+        sys.stdout.buffer.write(data)

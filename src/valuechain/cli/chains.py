@@ -1,0 +1,73 @@
+"""``derive``, ``verify`` and ``trial``: the six-stage chains of trials."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import orjson
+
+from valuechain.cli.app import ANALYZER, CHAINS, main, open_store, out
+from valuechain.report.formats import Format, render_bytes, to_rich_table
+from valuechain.report.trial import render_trial
+
+
+# ---------------------------------------------------------------------------- chains
+@main.command()
+@ANALYZER
+@click.pass_context
+def derive(ctx: click.Context, analyzer: int) -> None:
+    """(Re)derive every trial's chain at an analyzer version (12, or the selectable 11)."""
+    with open_store(ctx) as store:
+        summary = store.derive(analyzer=analyzer)
+    out.print(
+        f"derived {summary.derived} chains at analyzer {analyzer} over {summary.trials} trials "
+        f"in {len(summary.run_ids)} runs; {summary.producer_chains} producer chains stored; "
+        f"{summary.issues} trial issues"
+    )
+
+
+@main.command()
+@click.argument("run", required=False)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+@click.pass_context
+def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
+    """List every trial where the producer's chain and valuechain's disagree, stage by stage."""
+    with open_store(ctx, read_only=True) as store:
+        frame = store.sql(
+            "SELECT * FROM chain_disagreements WHERE $run IS NULL OR run_id = $run "
+            "ORDER BY run_id, trial_id, derived_analyzer_version, stage_index",
+            {"run": run},
+        )
+        compared = store.sql(
+            "SELECT count(DISTINCT trial_id) AS n FROM stage_chain WHERE source = 'producer' "
+            "AND ($run IS NULL OR run_id = $run)",
+            {"run": run},
+        )["n"][0]
+    if fmt == "json":
+        sys.stdout.buffer.write(render_bytes(frame, Format.JSON))
+        return
+    trials = frame["trial_id"].n_unique() if frame.height else 0
+    out.print(f"{compared} trials carry a producer chain; {trials} disagree with the derived one")
+    if frame.height:
+        out.print(to_rich_table(frame))
+
+
+@main.command()
+@click.argument("trial_id")
+@CHAINS
+@click.option("--analyzer", type=int, default=None, help="Show the chain of this version.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+@click.pass_context
+def trial(ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, fmt: str) -> None:
+    """Show one trial's chain: where value stopped, why, and who should look next."""
+    with open_store(ctx, read_only=True) as store:
+        view = store.trial(trial_id, chains=chains, analyzer=analyzer)
+    if fmt == "json":
+        sys.stdout.buffer.write(orjson.dumps(view.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    out.print(render_trial(view))

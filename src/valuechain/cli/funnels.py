@@ -1,0 +1,113 @@
+"""``runs``, ``funnel``, ``materialize`` and ``schema``: per-run stage analytics."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+import polars as pl
+
+from valuechain.cli.app import CHAINS, emit, main, open_store, out
+from valuechain.contract.documents import stage_analytics_json_schema
+from valuechain.errors import UsageError
+from valuechain.report.formats import Format
+from valuechain.report.funnel import render_funnel
+
+
+# ---------------------------------------------------------------------------- funnels
+@main.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+)
+@click.pass_context
+def runs(ctx: click.Context, fmt: str) -> None:
+    """List runs: suite, completion, trials in/out, parity identity, analyzer, state."""
+    with open_store(ctx, read_only=True) as store:
+        frame = store.runs()
+    if fmt == "table":  # the columns a person compares runs by; csv/json carry every column
+        frame = frame.select(
+            "run_id",
+            "suite_id",
+            "completed_at",
+            pl.format("{}/{}", "included_trials", "total_trials").alias("trials in/total"),
+            pl.concat_str(
+                ["run_group_id", "config_revision", "case_set_fingerprint"],
+                separator=" · ",
+                ignore_nulls=False,
+            )
+            .fill_null("missing")
+            .alias("parity (group · config · case set)"),
+            pl.col("stage_analyzer_version").alias("analyzer"),
+            pl.col("materialization_state").alias("state"),
+        )
+    emit(frame, Format(fmt), None)
+
+
+@main.command()
+@click.argument("run")
+@click.option(
+    "--slice",
+    "slice_",
+    type=click.Choice(["overall", "intent", "model", "host", "all"]),
+    default="overall",
+    show_default=True,
+)
+@CHAINS
+@click.option("--analyzer", type=int, default=None, help="Read the document of this version.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="json prints the analytics document itself.",
+)
+@click.pass_context
+def funnel(
+    ctx: click.Context, run: str, slice_: str, chains: str, analyzer: int | None, fmt: str
+) -> None:
+    """One run's funnel per stage: counts, rates (n/m when not measured), exclusions."""
+    with open_store(ctx, read_only=True) as store:
+        document = store.analytics_document(run, chains=chains, analyzer=analyzer)
+        frame = (
+            store.funnel(run, slice_, chains=chains, analyzer=analyzer) if fmt == "csv" else None
+        )
+    if fmt == "json":
+        if document is None:
+            raise UsageError(
+                f"run {run}",
+                "the run exists and has no analytics document for "
+                f"{chains} chains: it is unmeasured, not an empty funnel",
+                "run valuechain materialize, or valuechain derive first",
+            )
+        sys.stdout.write(document.to_json() + "\n")
+    elif frame is not None:
+        emit(frame, Format.CSV, None)
+    else:
+        out.print(
+            render_funnel(document, run_id=run, slice=slice_, chains=chains, analyzer=analyzer)
+        )
+
+
+@main.command()
+@click.argument("runs_", metavar="[RUN]...", nargs=-1)
+@click.option("--no-validate", is_flag=True, help="Skip the strict model check of each document.")
+@click.pass_context
+def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -> None:
+    """Rebuild the analytics documents and funnels of some runs (default: all)."""
+    with open_store(ctx) as store:
+        written = store.materialize(list(runs_) or None, validate=not no_validate)
+    out.print(f"materialized {written} analytics documents")
+
+
+@main.command()
+@click.argument("name", type=click.Choice(["stage-analytics"]))
+def schema(name: str) -> None:
+    """Print the JSON Schema of a contract document (generated from its model)."""
+    del name  # one document today; the argument keeps room for the decision summary
+    sys.stdout.write(json.dumps(stage_analytics_json_schema(), indent=2) + "\n")

@@ -1,0 +1,196 @@
+"""``import``, ``sql`` and ``issues``: getting exports in and looking at what came in."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import polars as pl
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.table import Table
+
+from valuechain import api
+from valuechain.cli.app import ANALYZER, FORMAT, OUTPUT, emit, err, main, open_store, out
+from valuechain.errors import UsageError
+from valuechain.pipeline import ImportReport, plan
+from valuechain.report.formats import Format
+
+
+# ---------------------------------------------------------------------------- import
+@main.command("import")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--strict", is_flag=True, help="Reject a source on any error-severity issue.")
+@click.option(
+    "--salvage", is_flag=True, help="Keep the complete spans of a truncated single-document export."
+)
+@click.option(
+    "--large-value-threshold",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Attribute values longer than this go to large_values (default 1 MiB).",
+)
+@click.option(
+    "--max-decompressed-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop reading a compressed source beyond this size (default 4 GiB).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=min(2, os.cpu_count() or 1),
+    show_default=True,
+    help="Processes decoding a large source's batches beside the one committing them.",
+)
+@ANALYZER
+@click.option("--no-derive", is_flag=True, help="Import spans only; derive chains later.")
+@click.pass_context
+def import_cmd(
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    strict: bool,
+    salvage: bool,
+    large_value_threshold: int | None,
+    max_decompressed_bytes: int | None,
+    workers: int,
+    analyzer: int,
+    no_derive: bool,
+) -> None:
+    """Import OTLP exports (files, directories, globs), then derive the touched trials' chains."""
+    extra = {
+        k: v
+        for k, v in (
+            ("large_value_threshold", large_value_threshold),
+            ("max_decompressed_bytes", max_decompressed_bytes),
+        )
+        if v
+    }
+    extra["workers"] = workers
+    with open_store(ctx) as store:
+        report = run_import(
+            store,
+            paths,
+            strict=strict,
+            salvage=salvage,
+            analyzer=analyzer,
+            derive=not no_derive,
+            **extra,
+        )
+    print_import_report(report)
+    if not report.ok:
+        sys.exit(1)
+
+
+def run_import(
+    store: api.Store, paths: tuple[str, ...] | list[str], **options: Any
+) -> ImportReport:
+    files, _ = plan(paths)
+    total = sum(f.stat().st_size for f in files)
+    with Progress(
+        TextColumn("importing"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as progress:
+        task = progress.add_task("import", total=total)
+        return store.import_paths(paths, on_progress=lambda n: progress.advance(task, n), **options)
+
+
+def print_import_report(report: ImportReport) -> None:
+    table = Table(title="import", header_style="bold")
+    for column in ("source", "outcome", "spans", "traces", "issues"):
+        table.add_column(
+            column, justify="right" if column in ("spans", "traces", "issues") else "left"
+        )
+    colours = {"imported": "green", "partial": "yellow", "unchanged": "dim", "rejected": "red"}
+    for s in report.sources:
+        table.add_row(
+            s.path,
+            f"[{colours[s.outcome]}]{s.outcome}[/]",
+            str(s.spans),
+            str(s.traces),
+            str(sum(s.issue_counts().values())),
+        )
+    out.print(table)
+    counts = report.issue_counts()
+    out.print(
+        f"{len(report.sources)} sources, {report.total('spans')} spans, "
+        f"{report.total('traces')} traces, {sum(counts.values())} issues"
+    )
+    if report.derived is not None:
+        d = report.derived
+        out.print(
+            f"derived {d.derived} chains over {d.trials} trials in {len(d.run_ids)} runs "
+            f"({d.producer_chains} producer chains stored, {d.issues} trial issues)"
+        )
+    if counts:
+        out.print("issues by code: " + ", ".join(f"{c} {n}" for c, n in counts.most_common()))
+    for s in report.rejected:
+        if s.error is not None:
+            err.print(f"[red]rejected:[/red] {s.error.render()}", highlight=False, soft_wrap=True)
+
+
+# ---------------------------------------------------------------------------- sql / issues
+@main.command()
+@click.argument("query")
+@FORMAT
+@OUTPUT
+@click.pass_context
+def sql(ctx: click.Context, query: str, fmt: str, output: Path | None) -> None:
+    """Run SQL over the store's tables and views."""
+    with open_store(ctx, read_only=True) as store:
+        try:
+            frame = store.sql(query)
+        except Exception as exc:  # DuckDB's own errors are the user's to fix
+            if type(exc).__module__.startswith(("duckdb", "_duckdb")):
+                raise UsageError(
+                    "sql",
+                    str(exc).splitlines()[0],
+                    'list the views with: valuechain sql "SHOW TABLES"',
+                ) from exc
+            raise
+    emit(frame, Format(fmt), output)
+
+
+@main.command()
+@click.option("--code", help="Only this issue code (e.g. E_BAD_ID_ENCODING).")
+@click.option("--severity", type=click.Choice(["error", "warning", "info"]))
+@click.option("--source", help="Only issues of this source path.")
+@FORMAT
+@OUTPUT
+@click.pass_context
+def issues(
+    ctx: click.Context,
+    code: str | None,
+    severity: str | None,
+    source: str | None,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """List the issues of imported sources."""
+    with open_store(ctx, read_only=True) as store:
+        frame = store.sql(
+            "SELECT source, severity, code, record_index, line, byte_offset, json_path, "
+            "message, value_excerpt, hint, occurrences FROM issues "
+            "WHERE ($code IS NULL OR code = $code) AND ($severity IS NULL OR severity = "
+            "$severity) AND ($source IS NULL OR source = $source) "
+            "ORDER BY source_id, record_index NULLS FIRST, line NULLS FIRST",
+            {"code": code, "severity": severity, "source": source},
+        )
+    if Format(fmt) is Format.TABLE and output is None:  # terminal: the columns people read
+        frame = frame.select(
+            pl.col("source").str.split("/").list.last().alias("source"),
+            "severity",
+            "code",
+            "line",
+            "json_path",
+            "message",
+            "occurrences",
+        )
+    emit(frame, Format(fmt), output)
