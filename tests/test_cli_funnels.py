@@ -78,3 +78,20 @@ def test_schema_is_generated_from_the_model() -> None:
     schema = json.loads(result.output)
     assert schema["$schema"].endswith("2020-12/schema")
     assert "includedTrials" in json.dumps(schema)
+
+
+def test_runs_csv_writes_list_columns_as_json(store_path: str) -> None:
+    code, output = run(store_path, "runs", "--format", "csv")
+    assert code == 0, output
+    header, row = output.splitlines()[:2]
+    assert "conflicting_identity" in header and RUN in row
+
+
+def test_a_run_without_a_suite_says_why_it_has_no_document(tmp_path: Path, shared: Path) -> None:
+    path = str(tmp_path / "plain.duckdb")
+    plain = shared / "conformance/otlp/04_jaeger_cassandra_otel_traces_01_links_events.json"
+    assert run(path, "import", str(plain))[0] == 0
+    (source_run,) = valuechain.open(path, read_only=True).runs()["run_id"].to_list()
+    assert source_run.startswith("src-")
+    code, output = run(path, "funnel", source_run)
+    assert code == 0 and "UNMEASURED" in output and "suiteIdMissing" in output

@@ -77,12 +77,22 @@ def funnel(
         frame = (
             store.funnel(run, slice_, chains=chains, analyzer=analyzer) if fmt == "csv" else None
         )
+        blocker = (
+            store.sql("SELECT document_blocker FROM runs WHERE run_id = $r", {"r": run})
+            if document is None
+            else None
+        )
+    why = (
+        f" (why: {blocker['document_blocker'][0]})"
+        if blocker is not None and blocker.height and blocker["document_blocker"][0]
+        else ""
+    )
     if fmt == "json":
         if document is None:
             raise UsageError(
                 f"run {run}",
                 "the run exists and has no analytics document for "
-                f"{chains} chains: it is unmeasured, not an empty funnel",
+                f"{chains} chains: it is unmeasured, not an empty funnel{why}",
                 "run valuechain materialize, or valuechain derive first",
             )
         sys.stdout.write(document.to_json() + "\n")
@@ -92,6 +102,8 @@ def funnel(
         out.print(
             render_funnel(document, run_id=run, slice=slice_, chains=chains, analyzer=analyzer)
         )
+        if why:
+            out.print(f"no document{why}: CONTRACT §5.1 requires a suite id and one run identity")
 
 
 @main.command()

@@ -63,8 +63,11 @@ def to_json(frame: pl.DataFrame) -> bytes:
 
 
 def to_csv(frame: pl.DataFrame) -> bytes:
+    """CSV; nested and binary cells become their JSON text (per the JSON conventions)."""
     flat = frame.with_columns(
-        pl.col(c).cast(pl.String)
+        pl.col(c).map_elements(
+            lambda v: orjson.dumps(json_value(v)).decode(), return_dtype=pl.String
+        )
         for c, t in frame.schema.items()
         if t.is_nested() or t in (pl.Binary, pl.Object)
     )
