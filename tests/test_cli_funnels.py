@@ -95,3 +95,33 @@ def test_a_run_without_a_suite_says_why_it_has_no_document(tmp_path: Path, share
     assert source_run.startswith("src-")
     code, output = run(path, "funnel", source_run)
     assert code == 0 and "UNMEASURED" in output and "suiteIdMissing" in output
+
+
+def test_demo_never_touches_the_users_store(
+    tmp_path: Path, store_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    before = Path(store_path).read_bytes()
+    code, output = run(store_path, "demo")
+    assert code == 0, output
+    assert Path(store_path).read_bytes() == before
+    assert (tmp_path / "valuechain-demo.duckdb").exists()
+
+
+def test_unknown_runs_and_unwritable_outputs_are_one_red_line(store_path: str) -> None:
+    for args in (("verify", "no-such-run"), ("materialize", "no-such-run")):
+        code, output = run(store_path, *args)
+        assert code == 1 and "no such run" in output, args
+    code, output = run(
+        store_path, "sql", "SELECT 1", "--format", "csv", "--output", "/nonexistent-dir/x.csv"
+    )
+    assert code == 1 and "cannot write the output" in output and "Traceback" not in output
+
+
+def test_trial_issue_ids_are_plain_lower_case_hex(tmp_path: Path, shared: Path) -> None:
+    path = str(tmp_path / "c.duckdb")
+    run(path, "import", str(shared / "conformance/otlp/02_tempo_vulture_trace_base64ids.json"))
+    with valuechain.open(path, read_only=True) as store:
+        ids = store.sql("SELECT DISTINCT trace_id FROM trial_issues WHERE trace_id IS NOT NULL")
+    assert ids.height >= 1
+    assert all(len(t) == 32 and t == t.lower() for t in ids["trace_id"].to_list())

@@ -2,7 +2,7 @@
 -- roots, contract type errors, versions ahead, incomplete runs, id conflicts, …).
 -- Grain: one row per issue (per-key notes aggregated with `occurrences`). Reads: nothing.
 CREATE TABLE IF NOT EXISTS core.trial_issues (
-    trace_id    BLOB,
+    trace_id    VARCHAR,  -- lower-case hex, as the evidence adapter reports it
     severity    VARCHAR NOT NULL,
     code        VARCHAR NOT NULL,
     span_id     VARCHAR,

@@ -103,6 +103,13 @@ def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
         raise UsageError("--format parquet", "Parquet is binary", "add --output FILE.parquet")
     data = render_bytes(frame, fmt)
     if output is not None:
-        output.write_bytes(data)
+        try:
+            output.write_bytes(data)
+        except OSError as exc:
+            raise UsageError(
+                str(output),
+                f"cannot write the output ({exc.strerror})",
+                "check that the folder exists and is writable",
+            ) from exc
     else:
         sys.stdout.buffer.write(data)

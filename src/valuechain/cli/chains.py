@@ -8,6 +8,7 @@ import click
 import orjson
 
 from valuechain.cli.app import ANALYZER, CHAINS, main, open_store, out
+from valuechain.errors import UsageError
 from valuechain.report.formats import Format, render_bytes, to_rich_table
 from valuechain.report.trial import render_trial
 
@@ -36,6 +37,13 @@ def derive(ctx: click.Context, analyzer: int) -> None:
 def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
     """List every trial where the producer's chain and valuechain's disagree, stage by stage."""
     with open_store(ctx, read_only=True) as store:
+        if (
+            run is not None
+            and not store.sql("SELECT 1 FROM trials WHERE run_id = $r LIMIT 1", {"r": run}).height
+        ):
+            raise UsageError(
+                f"run {run}", "no such run in this store", "list the runs: valuechain runs"
+            )
         frame = store.sql(
             "SELECT * FROM chain_disagreements WHERE $run IS NULL OR run_id = $run "
             "ORDER BY run_id, trial_id, derived_analyzer_version, stage_index",

@@ -93,7 +93,9 @@ def funnel(
                 f"run {run}",
                 "the run exists and has no analytics document for "
                 f"{chains} chains: it is unmeasured, not an empty funnel{why}",
-                "run valuechain materialize, or valuechain derive first",
+                "the export lacks what CONTRACT §5.1 requires; see valuechain runs"
+                if why
+                else "run valuechain materialize, or valuechain derive first",
             )
         sys.stdout.write(document.to_json() + "\n")
     elif frame is not None:
@@ -113,6 +115,12 @@ def funnel(
 def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -> None:
     """Rebuild the analytics documents and funnels of some runs (default: all)."""
     with open_store(ctx) as store:
+        known = set(store.sql("SELECT DISTINCT run_id FROM trials")["run_id"].to_list())
+        unknown = sorted(set(runs_) - known)
+        if unknown:
+            raise UsageError(
+                f"run {unknown[0]}", "no such run in this store", "list the runs: valuechain runs"
+            )
         written = store.materialize(list(runs_) or None, validate=not no_validate)
     out.print(f"materialized {written} analytics documents")
 

@@ -151,8 +151,9 @@ def sql(ctx: click.Context, query: str, fmt: str, output: Path | None) -> None:
             if type(exc).__module__.startswith(("duckdb", "_duckdb")):
                 raise UsageError(
                     "sql",
-                    str(exc).splitlines()[0],
-                    'list the views with: valuechain sql "SHOW TABLES"',
+                    str(exc).splitlines()[0].rstrip(".!"),
+                    "the store is opened read-only here; list the views with: "
+                    'valuechain sql "SHOW TABLES"',
                 ) from exc
             raise
     emit(frame, Format(fmt), output)

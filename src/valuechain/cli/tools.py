@@ -16,6 +16,8 @@ from valuechain.report.funnel import render_funnel
 from valuechain.report.trial import render_trial
 from valuechain.sample import sample_export_path
 
+DEMO_STORE = "valuechain-demo.duckdb"
+
 
 # ---------------------------------------------------------------------------- synth / demo
 @main.command()
@@ -84,7 +86,14 @@ def synth(
             "--gzip/--zstd/--zstd-legacy", "choose one compression", "drop all but one"
         )
     zstd = "native" if zstd_ else "legacy" if zstd_legacy else None
-    summary = write_export(out_path, config, ndjson=ndjson, gzip=gzip_, proto=proto, zstd=zstd)
+    try:
+        summary = write_export(out_path, config, ndjson=ndjson, gzip=gzip_, proto=proto, zstd=zstd)
+    except OSError as exc:
+        raise UsageError(
+            str(out_path),
+            f"cannot write the export ({exc.strerror})",
+            "check that the folder exists and is writable",
+        ) from exc
     out.print(
         f"wrote {summary.path}: {summary.bytes_written} bytes, {summary.runs} runs, "
         f"{summary.trials} trials, {summary.spans} spans"
@@ -94,8 +103,13 @@ def synth(
 @main.command()
 @click.pass_context
 def demo(ctx: click.Context) -> None:
-    """Import the bundled sample export into a fresh demo store and show what it holds."""
-    path = ctx.obj or Path("valuechain-demo.duckdb")
+    """Import the bundled sample export into a fresh demo store and show what it holds.
+
+    The demo always uses its own ./valuechain-demo.duckdb, recreated on each run; it never
+    touches the store named by --store or VALUECHAIN_STORE.
+    """
+    del ctx
+    path = Path(DEMO_STORE)
     for stale in (path, Path(f"{path}.wal")):
         stale.unlink(missing_ok=True)
     sample = sample_export_path()

@@ -70,8 +70,10 @@ def _latency(tally: StageTally) -> str:
 
 
 def _reasons(tally: StageTally, limit: int = 3) -> str:
-    top = sorted(tally.reasons, key=lambda r: -r.count)[:limit]
-    return ", ".join(f"{r.reason.value} {r.count}" for r in top)
+    ranked = sorted(tally.reasons, key=lambda r: -r.count)
+    text = ", ".join(f"{r.reason.value} {r.count}" for r in ranked[:limit])
+    hidden = len(ranked) - limit
+    return f"{text}, +{hidden} more (--format json)" if hidden > 0 else text
 
 
 def stage_table(row: SliceRow) -> Table:
