@@ -265,3 +265,20 @@ def test_invalid_config_is_refused() -> None:
         next(generate_requests(SynthConfig(models=99)))
     with pytest.raises(ValueError, match="runs, cases and reps"):
         next(generate_requests(SynthConfig(cases=0)))
+
+
+def test_same_seed_different_shape_shares_no_ids() -> None:
+    """Two exports made with one --seed but different shapes never collide on import."""
+
+    def trace_ids(config: SynthConfig) -> set[str]:
+        return {
+            span["traceId"]
+            for request in generate_requests(config)
+            for rs in request["resourceSpans"]
+            for ss in rs["scopeSpans"]
+            for span in ss["spans"]
+        }
+
+    small = trace_ids(SynthConfig(runs=1, cases=1, models=1, reps=2, seed=7))
+    large = trace_ids(SynthConfig(runs=1, cases=2, models=1, reps=2, seed=7))
+    assert small and large and not small & large

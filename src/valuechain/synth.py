@@ -112,6 +112,12 @@ class _Outcome:
     calls: list[_Call] = field(default_factory=list)
 
 
+def _shape(config: SynthConfig) -> str:
+    """The export's shape, mixed into every seed: two exports of different shapes made with the
+    same --seed never share run, trial or trace ids (they would collide on import)."""
+    return f"{config.runs}x{config.cases}x{config.models}x{config.reps}"
+
+
 def _hex(rng: random.Random, nbytes: int) -> str:
     """A non-zero lower-hex id of `nbytes` bytes (§1.1: all-zero ids are invalid)."""
     while not (value := rng.getrandbits(nbytes * 8)):
@@ -168,7 +174,7 @@ def _suite(config: SynthConfig) -> _Suite:
             f"{config}: runs, cases and reps must be >= 1, models 1..{len(MODELS)}, and "
             "start_unix_nano >= 0. Hint: add pairs to valuechain.synth_attrs.MODELS for more."
         )
-    rng = random.Random(f"valuechain.synth:{config.seed}:suite")
+    rng = random.Random(f"valuechain.synth:{config.seed}:{_shape(config)}:suite")
     server = rng.choice(SERVERS)
     cases = tuple(_new_case(rng, server, i) for i in range(config.cases))
     revisions, revision = [], rng.randint(1, 40)
@@ -542,7 +548,7 @@ def _traces(config: SynthConfig, suite: _Suite) -> Iterator[tuple[int, list[dict
 
         cycle = ScenarioCycle(config.seed)
     for r in range(config.runs):
-        rng = random.Random(f"valuechain.synth:{config.seed}:run:{r}")
+        rng = random.Random(f"valuechain.synth:{config.seed}:{_shape(config)}:run:{r}")
         head: Pairs = [
             ("mcp.app.run.id", "run_" + _hex(rng, 5)),
             ("mcp.app.run.number", suite.first_run_number + r),
