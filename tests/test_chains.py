@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import valuechain
-from valuechain.chains import derive_traces
+from valuechain.chains import derive_traces, run_batches
 from valuechain.cli import main
 from valuechain.synth import SynthConfig, write_export
 
@@ -157,4 +157,25 @@ def test_batched_derivation_equals_one_batch(shared: Path, tmp_path: Path) -> No
     summary = derive_traces(many.db, None, batch_traces=3)  # a run (4 traces) per batch
     assert summary.trials == 12 and len(summary.run_ids) == 3
     assert chain_rows(many) == chain_rows(one)
-    assert many.db.trace_batches(3) == [b for b in many.db.trace_batches(3) if len(b) == 4]
+    assert [len(b) for b in run_batches(many.db.trace_runs(), 3)] == [4, 4, 4]
+
+
+def test_run_batches_keep_runs_whole_and_widen_touched_traces() -> None:
+    rows = [(b"a1", "A"), (b"a2", "A"), (b"b1", "B"), (b"c1", "C"), (b"c2", "C"), (b"c3", "C")]
+    assert run_batches(rows, 3) == [[b"a1", b"a2", b"b1"], [b"c1", b"c2", b"c3"]]
+    assert run_batches(rows, 1) == [[b"a1", b"a2"], [b"b1"], [b"c1", b"c2", b"c3"]]
+    assert run_batches(rows, 10, touched=[b"c2"]) == [[b"c1", b"c2", b"c3"]]
+    assert run_batches(rows, 10, touched=[]) == []
+
+
+def test_import_can_derive_with_analyzer_11(tmp_path: Path, example: Path) -> None:
+    store_path = str(tmp_path / "s.duckdb")
+    result = CliRunner().invoke(
+        main, ["--store", store_path, "import", "--analyzer", "11", str(example)]
+    )
+    assert result.exit_code == 0, result.output
+    with valuechain.open(store_path, read_only=True) as s:
+        versions = s.sql(
+            "SELECT DISTINCT analyzer_version FROM stage_chain WHERE source = 'derived'"
+        )["analyzer_version"].to_list()
+    assert versions == [11]

@@ -64,16 +64,7 @@ def derive_traces(
             are stale too and are dropped; ``False`` replaces only this analyzer's rows.
         materialize: rebuild the analytics documents and funnels of the runs touched.
     """
-    if trace_ids is None:
-        batches = db.trace_batches(batch_traces)
-    else:
-        widened = db.traces_of_runs(trace_ids)
-        if len(widened) <= batch_traces:
-            batches = [widened]
-        else:  # keep runs whole: cut the store's run-ordered batches down to these traces
-            wanted = set(widened)
-            cut = ([t for t in batch if t in wanted] for batch in db.trace_batches(batch_traces))
-            batches = [batch for batch in cut if batch]
+    batches = run_batches(db.trace_runs(), batch_traces, touched=trace_ids)
     totals = [0, 0, 0, 0]
     runs: set[str] = set()
     for traces in batches:
@@ -85,6 +76,34 @@ def derive_traces(
         runs.update(batch.run_ids)
     documents = materialize_runs(db.con, sorted(runs)) if materialize and runs else 0
     return DeriveSummary(totals[0], totals[1], totals[2], tuple(sorted(runs)), totals[3], documents)
+
+
+def run_batches(
+    trace_runs: Sequence[tuple[bytes, str]],
+    max_traces: int,
+    *,
+    touched: Sequence[bytes] | None = None,
+) -> list[list[bytes]]:
+    """Traces cut into batches of whole runs of at most ``max_traces`` (a larger run stays
+    whole). With ``touched``, only the runs those traces belong to — every trace of them, so
+    run-level facts (incomplete runs, id conflicts) see the whole run."""
+    if touched is not None:
+        wanted = set(touched)
+        keys = {run_key for trace_id, run_key in trace_runs if trace_id in wanted}
+        trace_runs = [(t, k) for t, k in trace_runs if k in keys]
+    runs: dict[str, list[bytes]] = {}
+    for trace_id, run_key in trace_runs:
+        runs.setdefault(run_key, []).append(trace_id)
+    batches: list[list[bytes]] = []
+    current: list[bytes] = []
+    for traces in runs.values():
+        if current and len(current) + len(traces) > max_traces:
+            batches.append(current)
+            current = []
+        current.extend(traces)
+    if current:
+        batches.append(current)
+    return batches
 
 
 def _derive_batch(

@@ -9,7 +9,7 @@ exactly as it was. The same bytes imported twice change nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -163,37 +163,10 @@ class Database:
         rows = self.con.execute("SELECT DISTINCT trace_id FROM core.spans ORDER BY 1").fetchall()
         return [bytes(r[0]) for r in rows]
 
-    def trace_batches(self, max_traces: int) -> list[list[bytes]]:
-        """Every trace, cut into batches of whole runs of at most ``max_traces`` (unless one run
-        is larger on its own)."""
+    def trace_runs(self) -> list[tuple[bytes, str]]:
+        """Every trace with the key of its run, ordered by run (``sql/query/trace_runs.sql``)."""
         rows = self.con.execute(sqlfiles.statement("query/trace_runs.sql").text).fetchall()
-        batches: list[list[bytes]] = []
-        current: list[bytes] = []
-        run: list[bytes] = []
-        last_key = None
-        for trace_id, run_key in [*rows, (None, None)]:
-            if run_key != last_key and run:
-                if current and len(current) + len(run) > max_traces:
-                    batches.append(current)
-                    current = []
-                current.extend(run)
-                run = []
-            if trace_id is not None:
-                run.append(bytes(trace_id))
-            last_key = run_key
-        if current:
-            batches.append(current)
-        return batches
-
-    def traces_of_runs(self, trace_ids: Sequence[bytes]) -> list[bytes]:
-        """``trace_ids`` widened to every trace of the runs they belong to."""
-        touched = pa.table({"trace_id": pa.array(list(trace_ids), pa.binary(16))})
-        self.con.register("touched_traces", touched)
-        try:
-            rows = self.con.execute(sqlfiles.statement("query/run_traces.sql").text)
-            return [bytes(r[0]) for r in rows.fetchall()]
-        finally:
-            self.con.unregister("touched_traces")
+        return [(bytes(trace_id), str(run_key)) for trace_id, run_key in rows]
 
     def replace_trials(
         self,
