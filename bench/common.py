@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,3 +65,42 @@ def report(title: str, timings: list[Timing], baseline: str) -> None:
             f"{t.mb_per_s / base.mb_per_s:.3f}",
         )
     console.print(table)
+
+
+def _process_tree(pid: int) -> list[int]:
+    pids = [pid]
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                for child in handle.read().split():
+                    pids += _process_tree(int(child))
+    except OSError:  # the process ended meanwhile
+        pass
+    return pids
+
+
+def _rss_mb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def peak_tree_rss(command: list[str], every: float = 0.1) -> tuple[int, int, float]:
+    """Run ``command``; (peak summed RSS of its whole process tree in MB, peak of the command's
+    own process, seconds). Sampled from /proc every ``every`` seconds (Linux only): a worker's
+    RSS counts as long as it lives, so the sum is what the machine had to hold at once."""
+    start = time.perf_counter()
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL) as process:
+        peak = peak_main = 0
+        while process.poll() is None:
+            peak = max(peak, sum(_rss_mb(p) for p in _process_tree(process.pid)))
+            peak_main = max(peak_main, _rss_mb(process.pid))
+            time.sleep(every)
+        if process.returncode != 0:
+            raise subprocess.CalledProcessError(process.returncode, command)
+    return peak, peak_main, time.perf_counter() - start

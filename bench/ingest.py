@@ -20,7 +20,6 @@ Cases (all on the same bytes, in the same run):
 from __future__ import annotations
 
 import resource
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -30,7 +29,7 @@ from pathlib import Path
 
 import orjson
 
-from bench.common import OUT, Timing, console, machine, report, timed
+from bench.common import OUT, Timing, console, machine, peak_tree_rss, report, timed
 from valuechain.ingest.decode import DecodeOptions, decode_export
 from valuechain.pipeline import ImportOptions, import_paths
 from valuechain.store import Database
@@ -165,35 +164,47 @@ def run(size_mb: int = 200) -> list[Timing]:
 
 # ---------------------------------------------------------------------------- peak memory
 def run_memory(size_mb: int = 2048) -> None:
+    """Peak RSS importing a 2 GB export: the CLI with two decode workers (the whole process
+    tree, summed) and the library in one process (its own peak)."""
     size_mb = max(size_mb, 2048)
     path = synthetic_ndjson(size_mb)
-    script = textwrap.dedent(
+    store = OUT / "memory.duckdb"
+    size = path.stat().st_size / MB
+    in_process = textwrap.dedent(
         f"""
-        import resource, time
+        import resource
+        from valuechain.ingest.decode import DecodeOptions
         from valuechain.pipeline import ImportOptions, import_paths
         from valuechain.store import Database
-        start = time.perf_counter()
-        with Database({str(OUT / "memory.duckdb")!r}) as db:
-            report = import_paths(db, [{str(path)!r}], ImportOptions(derive=False))
-            assert report.ok
-        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-        workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
-        print(own, workers, time.perf_counter() - start, report.total("spans"))
+        with Database({str(store)!r}) as db:
+            options = ImportOptions(decode=DecodeOptions(workers=0), derive=False)
+            assert import_paths(db, [{str(path)!r}], options).ok
         """
     )
-    for stale in (OUT / "memory.duckdb", OUT / "memory.duckdb.wal"):
-        stale.unlink(missing_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
-    )
-    own, workers, seconds, spans = done.stdout.strip().splitlines()[-1].split()
-    size = path.stat().st_size / MB
-    console.print(
-        f"peak RSS importing {path.name} ({size:.0f} MB NDJSON): main process {own} MB, "
-        f"largest worker {workers} MB; {size / float(seconds):.1f} MB/s, {spans} spans "
-        f"— {machine()}"
-    )
-    for stale in (OUT / "memory.duckdb", OUT / "memory.duckdb.wal"):
+    cases = {
+        "CLI, --workers 2": [
+            sys.executable,
+            "-m",
+            "valuechain",
+            "--store",
+            str(store),
+            "import",
+            "--workers",
+            "2",
+            "--no-derive",
+            str(path),
+        ],
+        "library, in-process": [sys.executable, "-c", in_process],
+    }
+    for name, command in cases.items():
+        for stale in (store, store.with_name(store.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        tree, own, seconds = peak_tree_rss(command)
+        console.print(
+            f"peak RSS importing {path.name} ({size:.0f} MB NDJSON), {name}: {tree} MB for the "
+            f"whole process tree (main process {own} MB); {size / seconds:.1f} MB/s — {machine()}"
+        )
+    for stale in (store, store.with_name(store.name + ".wal")):
         stale.unlink(missing_ok=True)
 
 

@@ -311,3 +311,14 @@ def test_issues_rejects_an_unknown_severity(filled: Path) -> None:
     result = CliRunner().invoke(main, ["--store", str(filled), "issues", "--severity", "fatal"])
     assert result.exit_code == 2  # click's own usage error
     assert "fatal" in result.stderr
+
+
+def test_memory_limit_option_reaches_the_store(store: Path, tmp_path: Path) -> None:
+    sample = tmp_path / "s.json"
+    sample.write_bytes(b'{"resourceSpans":[]}')
+    assert run("--store", store, "--memory-limit", "600MB", "import", sample).exit_code == 0
+    bad = run("--store", store, "--memory-limit", "lots", "import", sample)
+    assert bad.exit_code == 1  # the command could not run
+    assert "memory limit 'lots' not understood" in red_line(bad)
+    from_env = run("--store", store, "import", sample, env={"VALUECHAIN_MEMORY_LIMIT": "lots"})
+    assert "not understood" in red_line(from_env)

@@ -15,7 +15,7 @@ import valuechain
 from valuechain import sqlfiles
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.pipeline import ImportOptions, import_paths
-from valuechain.store import STORE_SCHEMA_VERSION, Database, open_database
+from valuechain.store import STORE_SCHEMA_VERSION, Database, SourceWriter, open_database
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
 Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
@@ -180,6 +180,37 @@ def test_store_env_variable_is_the_default(
     assert (tmp_path / "valuechain.duckdb").is_file()
 
 
+def _memory_limit(con: duckdb.DuckDBPyConnection) -> str:
+    value = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    assert value is not None
+    return str(value[0])
+
+
+def _as_duckdb_prints(limit: str) -> str:
+    """How DuckDB prints a limit (rounded, e.g. 1GB → ``953.6 MiB``), from a plain connection."""
+    with duckdb.connect() as con:
+        con.execute("SET memory_limit = $limit", {"limit": limit})
+        return _memory_limit(con)
+
+
+def test_the_engine_memory_is_bounded_by_default_and_configurable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VALUECHAIN_MEMORY_LIMIT", raising=False)
+    with Database(tmp_path / "a.duckdb") as db:
+        assert _memory_limit(db.con) == _as_duckdb_prints("1GB")  # not 80 % of the machine
+    with Database(tmp_path / "a.duckdb", memory_limit="300MB") as db:
+        assert _memory_limit(db.con) == _as_duckdb_prints("300MB")
+    monkeypatch.setenv("VALUECHAIN_MEMORY_LIMIT", "2GB")
+    with Database(tmp_path / "a.duckdb") as db:
+        assert _memory_limit(db.con) == _as_duckdb_prints("2GB")
+    with pytest.raises(StoreError, match="memory limit 'lots' not understood") as bad:
+        Database(tmp_path / "a.duckdb", memory_limit="lots")
+    assert "512MB" in bad.value.render()
+    with Database(tmp_path / "a.duckdb", memory_limit="300MB") as db:  # released after the error
+        assert _memory_limit(db.con) == _as_duckdb_prints("300MB")
+
+
 def test_views_expose_lowercase_hex_ids(db: Database, otlp: SimpleNamespace, write: Write) -> None:
     assert import_paths(db, [write("a.json", _rich_request(otlp))]).ok
     hex32, hex16 = r"^[0-9a-f]{32}$", r"^[0-9a-f]{16}$"
@@ -315,3 +346,77 @@ def test_rotated_collector_files_are_read_oldest_first(
         "data-2024-01-02T00-00-00.000.json",
         "data.json",
     ]
+
+
+# ---------------------------------------------------------------------------- batches commit
+def _batched() -> ImportOptions:
+    """Options that cut an NDJSON source into one batch per line or so (several commits)."""
+    return ImportOptions(decode=dataclasses.replace(ImportOptions().decode, batch_bytes=64))
+
+
+def _failing_on_batch(monkeypatch: pytest.MonkeyPatch, n: int) -> dict[str, int]:
+    """The ``n``-th batch of the next import fails after the earlier ones committed; the
+    returned dict tells how many spans were stored and marked conflicting at that moment."""
+    real_add = SourceWriter.add
+    seen = {"calls": 0}
+
+    def add(self: SourceWriter, *args: Any) -> None:
+        seen["calls"] += 1
+        if seen["calls"] == n:
+            counts = self.con.execute(
+                "SELECT count(*), count(dup_group) FROM core.spans"
+            ).fetchone()
+            assert counts is not None
+            seen["spans"], seen["marked"] = counts
+            raise RuntimeError("disk on fire")
+        real_add(self, *args)
+
+    monkeypatch.setattr(SourceWriter, "add", add)
+    return seen
+
+
+def test_a_source_failing_after_committed_batches_leaves_the_store_as_it_was(
+    db: Database, otlp: SimpleNamespace, write: Write, dump: Dump, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the stored span 1 and the new source's first span 1 conflict: the import marks the stored
+    # one with a dup_group in its first batch, and undoing the import must clear it again
+    assert import_paths(db, [write("first.json", otlp.request(otlp.span(1)))]).ok
+    before = dump(db)
+    lines = [otlp.request(otlp.span(1, name="changed"))]
+    lines += [otlp.request(otlp.span(n)) for n in range(2, 12)]
+    path = write("second.jsonl", otlp.ndjson(*lines))
+    seen = _failing_on_batch(monkeypatch, 4)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        import_paths(db, [path], _batched())
+    assert seen["spans"] > 2 and seen["marked"] == 2  # earlier batches had committed
+    assert dump(db) == before
+    monkeypatch.undo()
+    (source,) = import_paths(db, [path], _batched()).sources
+    assert source.outcome == "imported"
+    marked = db.sql("SELECT count(*) FROM core.spans WHERE dup_group IS NOT NULL").item()
+    assert marked == 2
+
+
+def test_an_import_cut_short_by_a_crash_is_undone_when_the_store_next_opens(
+    tmp_path: Path, otlp: SimpleNamespace, write: Write, dump: Dump, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "crash.duckdb"
+    with Database(store) as db:
+        assert import_paths(db, [write("first.json", otlp.request(otlp.span(1)))]).ok
+        before = dump(db)
+    lines = [otlp.request(otlp.span(n, trace_id=f"{n:032x}")) for n in range(2, 12)]
+    path = write("second.jsonl", otlp.ndjson(*lines))
+    seen = _failing_on_batch(monkeypatch, 4)
+    monkeypatch.setattr(SourceWriter, "abort", lambda self: None)  # the process dies here
+    with Database(store) as db, pytest.raises(RuntimeError, match="disk on fire"):
+        import_paths(db, [path], _batched())
+    assert seen["spans"] > 2  # batches had committed
+    monkeypatch.undo()
+    with pytest.raises(StoreError, match="interrupted") as refused:
+        Database(store, read_only=True)
+    assert "undoes the unfinished import" in refused.value.render()
+    with Database(store) as db:
+        assert dump(db) == before
+        (source,) = import_paths(db, [path], _batched()).sources
+        assert source.outcome == "imported"
+        assert db.sql("SELECT count(*) FROM core.spans").item() == 11

@@ -111,9 +111,13 @@ class Store:
         self.close()
 
 
-def open(path: str | Path | None = None, *, read_only: bool = False) -> Store:
-    """Open (creating if needed) a store; ``None`` means ``$VALUECHAIN_STORE`` or the default."""
-    return Store(open_database(path, read_only=read_only))
+def open(
+    path: str | Path | None = None, *, read_only: bool = False, memory_limit: str | None = None
+) -> Store:
+    """Open (creating if needed) a store; ``None`` means ``$VALUECHAIN_STORE`` or the default.
+
+    ``memory_limit`` bounds DuckDB's memory (default ``$VALUECHAIN_MEMORY_LIMIT`` or 1GB)."""
+    return Store(open_database(path, read_only=read_only, memory_limit=memory_limit))
 
 
 def decode(

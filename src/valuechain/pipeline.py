@@ -161,12 +161,12 @@ def import_file(
     options: ImportOptions,
     pool: DecodePool | None = None,
 ) -> SourceResult:
-    """Import one file in one transaction, streaming it through the decoder batch by batch.
+    """Import one file, all or nothing, streaming it through the decoder batch by batch.
 
     The file is hashed first (a re-import of the same bytes is ``unchanged`` and costs one
-    read), then read, decompressed, framed and decoded a part at a time; each batch is written
-    into the source's open transaction as it arrives. A source that turns out rejected (or
-    fails ``strict``) is rolled back whole.
+    read), then read, decompressed, framed and decoded a part at a time; each batch is committed
+    as it arrives (``SourceWriter``). A source that turns out rejected (or fails ``strict``), or
+    any failure on the way, undoes every batch already written.
     """
     name = str(path)
     try:
@@ -176,7 +176,8 @@ def import_file(
     if db.has_source(sha256):
         return SourceResult(name, "unchanged", bytes=size)
     executor = pool.executor_for(size, options.decode) if pool is not None else None
-    stream = SourceStream(file_chunks(path), name, sha256, size, options.decode, executor)
+    chunks = file_chunks(path, min(options.decode.batch_bytes, 1 << 20))
+    stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
     try:
         with db.source_writer(name, import_id) as writer:
             for batch in stream:

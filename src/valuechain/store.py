@@ -8,8 +8,9 @@ exactly as it was. The same bytes imported twice change nothing.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +30,10 @@ from valuechain.ingest.source import DecodedSource, issues_table
 STORE_SCHEMA_VERSION = 1
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
+# DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
+# store; a bound keeps an import's footprint flat (DuckDB spills to disk beyond it).
+DEFAULT_MEMORY_LIMIT = "1GB"
+MEMORY_LIMIT_ENV = "VALUECHAIN_MEMORY_LIMIT"
 
 
 def default_store_path() -> Path:
@@ -50,8 +55,15 @@ class Committed:
 class Database:
     """The valuechain store's DuckDB file (or ``:memory:``): schema, ledger, atomic commits."""
 
-    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path = ":memory:",
+        *,
+        read_only: bool = False,
+        memory_limit: str | None = None,
+    ) -> None:
         self.path = str(path)
+        limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
         try:
             self.con = duckdb.connect(self.path, read_only=read_only)
         except duckdb.Error as exc:
@@ -61,12 +73,30 @@ class Database:
                 "check the path, or close the program holding the file",
             ) from exc
         try:
+            self.con.execute("SET memory_limit = $limit", {"limit": limit})
+        except duckdb.Error as exc:
+            self.con.close()
+            raise StoreError(
+                self.path,
+                f"memory limit {limit!r} not understood ({exc})",
+                f"give a size such as 512MB or 2GB (--memory-limit or ${MEMORY_LIMIT_ENV})",
+            ) from exc
+        try:
             self._check_version()
         except VersionAheadError:
             self.con.close()  # refused: release the file untouched
             raise
         if not read_only:
             self._create()
+            self._recover()
+        elif self._interrupted_import() is not None:
+            self.con.close()
+            raise StoreError(
+                self.path,
+                "an import into this store was interrupted and is not undone yet",
+                "run any command that writes to the store (valuechain import, derive, "
+                "materialize): it undoes the unfinished import first",
+            )
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Database:
@@ -110,6 +140,31 @@ class Database:
             {"v": str(STORE_SCHEMA_VERSION), "by": __version__},
         )
         self.con.commit()
+
+    def _interrupted_import(self) -> dict[str, int] | None:
+        """The offsets of an import that started and never finished (a crash), if any."""
+        try:
+            row = self._one("SELECT value FROM core.meta WHERE key = $k", {"k": _MARKER})
+        except duckdb.CatalogException:  # a store older than its schema: nothing to undo
+            return None
+        return {k: int(v) for k, v in json.loads(row[0]).items()} if row else None
+
+    def _recover(self) -> None:
+        offsets = self._interrupted_import()
+        if offsets is not None:
+            self._undo_import(offsets)
+
+    def _undo_import(self, offsets: Mapping[str, int]) -> None:
+        """Delete every row an unfinished import wrote and clear its mark, in one transaction."""
+        con = self.con
+        con.begin()
+        try:
+            for sql in _undo_statements():
+                con.execute(sql.text, sql.bind(offsets))
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
 
     # ------------------------------------------------------------------ reading
     def _one(self, query: str, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
@@ -196,14 +251,19 @@ class Database:
 
 
 class SourceWriter:
-    """One source's transaction: ``add`` each batch in order, then ``finish`` (or leave the
-    ``with`` block with an exception, which rolls everything back: a rejected or failed source
-    leaves the store exactly as it was).
+    """One source's import: ``add`` each batch in order, then ``finish`` (or leave the ``with``
+    block with an exception, which undoes everything: a rejected or failed source leaves the
+    store exactly as it was).
 
-    Batches carry source-local row ids (``ingest.decode.rebase``); the store-wide offsets are
-    taken once, when the source starts. Each batch runs the ``sql/ingest/1xx`` statements
-    (deduplication against everything stored so far, this source's earlier batches included,
-    then the inserts); ``finish`` writes the closing issues and the ledger row (``9xx``).
+    Every batch commits on its own, so memory stays bounded however large the source is (one
+    transaction holding a whole multi-gigabyte source keeps it all in memory). Atomicity comes
+    from an in-progress mark written first with the row ids the source starts from: until
+    ``finish`` writes the ledger row and clears the mark in one transaction, ``abort`` — or, after
+    a crash, the next writable open of the store — deletes every row from those offsets on
+    (``sql/ingest/5xx``). Batches carry source-local row ids (``ingest.decode.rebase``). Each
+    batch runs the ``sql/ingest/1xx`` statements (deduplication against everything stored so
+    far, this source's earlier batches included, then the inserts); ``finish`` writes the
+    closing issues and the ledger row (``9xx``).
     """
 
     def __init__(self, db: Database, path: str, import_id: int) -> None:
@@ -219,14 +279,11 @@ class SourceWriter:
         self._open = False
 
     def __enter__(self) -> SourceWriter:
-        self.con.begin()
-        self._open = True
-        try:
-            self.offsets = self.db._next_rows()
-        except BaseException:
-            self.abort()
-            raise
+        self.offsets = self.db._next_rows()
         self.params = {**self.offsets, "hint": None, "import_id": self.import_id, "path": self.path}
+        marker = json.dumps(self.offsets, sort_keys=True)
+        self._transaction(lambda: self._run(sqlfiles.statement(_BEGIN), {"marker": marker}))
+        self._open = True
         return self
 
     def __exit__(
@@ -239,17 +296,31 @@ class SourceWriter:
             self.abort()
 
     def abort(self) -> None:
+        """Undo everything this source wrote (its committed batches included)."""
         if self._open:
             self._open = False
+            self.db._undo_import(self.offsets)
+
+    def _run(self, sql: sqlfiles.SqlFile, extra: dict[str, Any] | None = None) -> None:
+        self.con.execute(sql.text, sql.bind({**self.params, **(extra or {})}))
+
+    def _transaction(self, body: Callable[[], None]) -> None:
+        """Run ``body`` in one transaction; any failure rolls it back and undoes the source."""
+        self.con.begin()
+        try:
+            body()
+            self.con.commit()
+        except BaseException:
             self.con.rollback()
+            self.abort()
+            raise
 
     def add(self, batch_tables: dict[str, pa.Table], issues: list[Issue]) -> None:
-        """Write one batch: its rows (deduplicated) and its per-item issues."""
+        """Write one batch, in its own transaction: its rows (deduplicated) and its issues."""
         con, params = self.con, self.params
         staged = {**batch_tables, "issues": issues_table(issues)}
-        try:
-            for name, table in staged.items():
-                con.register(f"staged_{name}", table)
+
+        def body() -> None:
             for sql in _batch_statements():
                 if sql.name.endswith("_dedup_counts.sql"):
                     row = self.db._one(sql.text, sql.bind(params))
@@ -261,9 +332,11 @@ class SourceWriter:
                 con.execute(sql.text, sql.bind(params))
             conflicts = self.db._one("SELECT count(*) FROM conflicts")
             self.conflicts += int(conflicts[0]) if conflicts else 0
-        except BaseException:
-            self.abort()
-            raise
+
+        try:
+            for name, table in staged.items():
+                con.register(f"staged_{name}", table)
+            self._transaction(body)
         finally:
             for name in staged:
                 con.unregister(f"staged_{name}")
@@ -280,16 +353,16 @@ class SourceWriter:
         acct.spans_deduplicated = self.spans_deduplicated
         acct.attributes_deduplicated = self.attributes_deduplicated
         params.update(self._ledger(decoded))
-        try:
-            con.register("staged_closing_issues", issues_table(closing))
+
+        def body() -> None:
             for sql in _closing_statements():
                 params["hint"] = _hint_for(sql.name)
                 con.execute(sql.text, sql.bind(params))
-            con.commit()
+
+        try:
+            con.register("staged_closing_issues", issues_table(closing))
+            self._transaction(body)
             self._open = False
-        except BaseException:
-            self.abort()
-            raise
         finally:
             con.unregister("staged_closing_issues")
         return Committed(
@@ -334,6 +407,16 @@ def _closing_statements() -> list[sqlfiles.SqlFile]:
     return [f for f in sqlfiles.folder("ingest") if f.name.startswith("ingest/9")]
 
 
+def _undo_statements() -> list[sqlfiles.SqlFile]:
+    undo = [f for f in sqlfiles.folder("ingest") if f.name.startswith("ingest/5")]
+    return [*undo, sqlfiles.statement(_END)]
+
+
+_BEGIN = "ingest/010_begin_import.sql"
+_END = "ingest/980_end_import.sql"
+_MARKER = "import_in_progress"
+
+
 def _hint_for(sql_name: str) -> str | None:
     if sql_name.endswith("_conflict_issues.sql"):
         return HINTS[Code.W_DUPLICATE_CONFLICT]
@@ -342,11 +425,13 @@ def _hint_for(sql_name: str) -> str | None:
     return None
 
 
-def open_database(path: str | Path | None = None, *, read_only: bool = False) -> Database:
+def open_database(
+    path: str | Path | None = None, *, read_only: bool = False, memory_limit: str | None = None
+) -> Database:
     """Open (creating if needed) the store at ``path`` or the default location."""
     target = Path(path) if path is not None else default_store_path()
     if read_only and not target.exists():
         raise StoreError(
             str(target), "no store here yet", "import something first: valuechain import PATH"
         )
-    return Database(target, read_only=read_only)
+    return Database(target, read_only=read_only, memory_limit=memory_limit)

@@ -7,6 +7,7 @@ keeps its traceback, because that is a bug.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -79,14 +80,30 @@ OUTPUT = click.option(
     show_envvar=True,
     help="The store file (default ./valuechain.duckdb).",
 )
+@click.option(
+    "--memory-limit",
+    envvar="VALUECHAIN_MEMORY_LIMIT",
+    show_envvar=True,
+    metavar="SIZE",
+    help="Most memory the store's engine may use, e.g. 512MB (default 1GB); it spills beyond.",
+)
 @click.pass_context
-def main(ctx: click.Context, store_path: Path | None) -> None:
+def main(ctx: click.Context, store_path: Path | None, memory_limit: str | None) -> None:
     """Honest user-value-chain analytics from OTLP eval traces of MCP servers."""
-    ctx.obj = store_path
+    ctx.obj = StoreChoice(store_path, memory_limit)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreChoice:
+    """The global options that say which store to open, and how."""
+
+    path: Path | None
+    memory_limit: str | None
 
 
 def open_store(ctx: click.Context, *, read_only: bool = False) -> api.Store:
-    return api.open(ctx.obj, read_only=read_only)
+    choice: StoreChoice = ctx.obj
+    return api.open(choice.path, read_only=read_only, memory_limit=choice.memory_limit)
 
 
 def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
