@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import derive, ingest, materialize
+from bench import decoders, derive, ingest, materialize
 
 SUITES = {
     "ingest": ingest.run,
     "ingest-store": ingest.run_store,
     "ingest-memory": ingest.run_memory,
+    "decoders": decoders.run,
     "derive": derive.run,
     "materialize": materialize.run,
 }

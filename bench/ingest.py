@@ -60,7 +60,7 @@ def synthetic_ndjson(size_mb: int) -> Path:
 
 
 # ---------------------------------------------------------------------------- parallel ceiling
-def _simdjson_parse(path: str, part: int, parts: int) -> int:
+def simdjson_parse(path: str, part: int, parts: int) -> int:
     import simdjson  # noqa: PLC0415
 
     parser = simdjson.Parser()
@@ -82,7 +82,7 @@ def _simdjson_loads(path: str, part: int, parts: int) -> int:
     return int((time.perf_counter() - start) * 1e9)
 
 
-def _both_cores(fn: object, path: Path) -> float:
+def both_cores(fn: object, path: Path) -> float:
     """Seconds for two processes to each do half the lines (the slower one counts)."""
     with ProcessPoolExecutor(2) as pool:
         futures = [pool.submit(fn, str(path), i, 2) for i in range(2)]  # type: ignore[arg-type]
@@ -131,8 +131,8 @@ def run(size_mb: int = 200) -> list[Timing]:
             return result.total("spans")
 
     proto = synthetic(size_mb, proto=True)
-    ceiling = Timing("simdjson ×2 (ceiling)", _both_cores(_simdjson_parse, path), megabytes, spans)
-    loads2 = Timing("simdjson.loads ×2", _both_cores(_simdjson_loads, path), megabytes, spans)
+    ceiling = Timing("simdjson ×2 (ceiling)", both_cores(simdjson_parse, path), megabytes, spans)
+    loads2 = Timing("simdjson.loads ×2", both_cores(_simdjson_loads, path), megabytes, spans)
     jf = timed("json_format (sample)", json_format_sample, sample_mb)
     ref = timed("decode ref (sample)", decode_reference, sample_mb)
     timings = [

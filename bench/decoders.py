@@ -1,0 +1,182 @@
+"""How fast the native JSON decoders we already depend on turn OTLP/JSON into typed data.
+
+The question this answers: could an import reach R = import MB/s ÷ the pysimdjson ceiling
+≥ 0.10 by handing the decoding to one of them? Each case decodes the same ≥ 200 MB synthetic
+NDJSON export as the ``ingest`` suite, in the same run as the ceiling, and builds nothing that
+the store would need beyond what it names — so each is an upper bound for an import built on it:
+
+- ``simdjson ×2``        THE CEILING (as in ``ingest``): parse only, both cores
+- ``msgspec typed ×2``   valuechain's msgspec Structs (the fast path's schema), both cores;
+                         Python objects only, no Arrow columns, no store
+- ``pyarrow.json``       Arrow's C++ NDJSON reader with an explicit OTLP schema, both threads:
+                         nested Arrow columns, not yet flattened into the store's tables
+- ``duckdb read_json``   DuckDB's reader with the same structure given as column types
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.json as pa_json
+
+from bench.common import Timing, console, report, timed
+from bench.ingest import MB, both_cores, simdjson_parse, synthetic_ndjson
+
+# ---------------------------------------------------------------------------- the OTLP shape
+_MAX_ANY_DEPTH = 2  # arrayValue / kvlistValue nesting the explicit schemas spell out
+
+
+def _any_value(depth: int) -> pa.DataType:
+    fields = [
+        ("stringValue", pa.string()),
+        ("intValue", pa.string()),
+        ("boolValue", pa.bool_()),
+        ("doubleValue", pa.float64()),
+        ("bytesValue", pa.string()),
+    ]
+    if depth > 0:
+        inner = _any_value(depth - 1)
+        pair = pa.struct([("key", pa.string()), ("value", inner)])
+        fields.append(("arrayValue", pa.struct([("values", pa.list_(inner))])))
+        fields.append(("kvlistValue", pa.struct([("values", pa.list_(pair))])))
+    return pa.struct(fields)
+
+
+def otlp_arrow_schema() -> pa.Schema:
+    """ExportTraceServiceRequest as an Arrow schema (camelCase OTLP/JSON field names)."""
+    kvs = pa.list_(pa.struct([("key", pa.string()), ("value", _any_value(_MAX_ANY_DEPTH))]))
+    count = pa.int64()
+    span = pa.struct(
+        [
+            ("traceId", pa.string()),
+            ("spanId", pa.string()),
+            ("parentSpanId", pa.string()),
+            ("traceState", pa.string()),
+            ("flags", count),
+            ("name", pa.string()),
+            ("kind", count),
+            ("startTimeUnixNano", pa.string()),
+            ("endTimeUnixNano", pa.string()),
+            ("attributes", kvs),
+            ("droppedAttributesCount", count),
+            (
+                "events",
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("timeUnixNano", pa.string()),
+                            ("name", pa.string()),
+                            ("attributes", kvs),
+                            ("droppedAttributesCount", count),
+                        ]
+                    )
+                ),
+            ),
+            ("droppedEventsCount", count),
+            (
+                "links",
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("traceId", pa.string()),
+                            ("spanId", pa.string()),
+                            ("traceState", pa.string()),
+                            ("attributes", kvs),
+                            ("droppedAttributesCount", count),
+                            ("flags", count),
+                        ]
+                    )
+                ),
+            ),
+            ("droppedLinksCount", count),
+            ("status", pa.struct([("message", pa.string()), ("code", count)])),
+        ]
+    )
+    scope = pa.struct(
+        [
+            ("name", pa.string()),
+            ("version", pa.string()),
+            ("attributes", kvs),
+            ("droppedAttributesCount", count),
+        ]
+    )
+    scope_spans = pa.struct(
+        [("scope", scope), ("schemaUrl", pa.string()), ("spans", pa.list_(span))]
+    )
+    resource = pa.struct([("attributes", kvs), ("droppedAttributesCount", count)])
+    resource_spans = pa.struct(
+        [("resource", resource), ("schemaUrl", pa.string()), ("scopeSpans", pa.list_(scope_spans))]
+    )
+    return pa.schema([("resourceSpans", pa.list_(resource_spans))])
+
+
+def _duckdb_type(arrow: pa.DataType) -> str:
+    if pa.types.is_struct(arrow):
+        inner = ", ".join(f'"{f.name}" {_duckdb_type(f.type)}' for f in arrow)
+        return f"STRUCT({inner})"
+    if pa.types.is_list(arrow):
+        return f"{_duckdb_type(arrow.value_type)}[]"
+    return {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.bool_(): "BOOLEAN"}.get(
+        arrow, "DOUBLE"
+    )
+
+
+# ---------------------------------------------------------------------------- cases
+def msgspec_typed(path: str, part: int, parts: int) -> int:
+    from valuechain.ingest.fast import _DECODER  # noqa: PLC0415
+
+    lines = Path(path).read_bytes().splitlines()[part::parts]
+    start = time.perf_counter()
+    for line in lines:
+        _DECODER.decode(line)
+    return int((time.perf_counter() - start) * 1e9)
+
+
+def run(size_mb: int = 200) -> list[Timing]:
+    path = synthetic_ndjson(max(size_mb, 200))
+    data = path.read_bytes()
+    megabytes = len(data) / MB
+    schema = otlp_arrow_schema()
+
+    def pyarrow_json() -> int:
+        table = pa_json.read_json(
+            pa.BufferReader(data),
+            read_options=pa_json.ReadOptions(use_threads=True, block_size=8 << 20),
+            parse_options=pa_json.ParseOptions(
+                explicit_schema=schema, unexpected_field_behavior="error"
+            ),
+        )
+        return table.num_rows
+
+    def duckdb_read_json() -> int:
+        columns = {"resourceSpans": _duckdb_type(schema.field("resourceSpans").type)}
+        with duckdb.connect() as con:
+            row = con.execute(
+                "SELECT count(*) FROM read_json($path, format = 'newline_delimited', "
+                "columns = $columns, maximum_object_size = 1000000000)",
+                {"path": str(path), "columns": columns},
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    records = data.count(b"\n")
+    timings = [
+        Timing(
+            "simdjson ×2 (ceiling)", both_cores(simdjson_parse, path), megabytes, records, "records"
+        ),
+        Timing("msgspec typed ×2", both_cores(msgspec_typed, path), megabytes, records, "records"),
+        timed("pyarrow.json (2 threads)", pyarrow_json, megabytes, item_name="records"),
+        timed("duckdb read_json", duckdb_read_json, megabytes, item_name="records"),
+    ]
+    report(
+        "native decoders, decode only (NDJSON, content included)",
+        timings,
+        baseline="simdjson ×2 (ceiling)",
+    )
+    console.print(
+        "each case is an upper bound for an import built on it: none of them writes the store's "
+        "tables, and only msgspec checks every field the fast path checks"
+    )
+    return timings
