@@ -146,6 +146,12 @@ ODD_RECORDS: list[Any] = [
 ]
 
 
+def _array(*items: str | dict[str, Any]) -> dict[str, Any]:
+    """An attribute holding an arrayValue; a str item is a plain stringValue."""
+    values = [{"stringValue": i} if isinstance(i, str) else i for i in items]
+    return {"key": "k", "value": {"arrayValue": {"values": values}}}
+
+
 def _odd_lines(otlp: SimpleNamespace) -> list[bytes]:
     span = otlp.span
     b64 = base64.b64encode(bytes.fromhex(otlp.TRACE_ID)).decode()
@@ -163,6 +169,13 @@ def _odd_lines(otlp: SimpleNamespace) -> list[bytes]:
         otlp.request(span(11, events=[{"name": "e", "timeUnixNano": "0"}], links=[])),
         otlp.request(span(12, unknown=1)),
         otlp.request(span(13, attributes=[{"key": "k", "value": {"arrayValue": {}}}])),
+        otlp.request(span(16, attributes=[_array("a", 'é\n\u2028"', "")])),  # plain strings
+        otlp.request(span(17, attributes=[_array({"stringValue": "a", "intValue": "1"})])),
+        otlp.request(span(18, attributes=[_array({"stringValue": None}, {"boolValue": True})])),
+        otlp.request(span(19, attributes=[_array({"arrayValue": {"values": []}}, "x")])),
+        otlp.request(
+            span(20, attributes=[{"key": "k", "value": {"arrayValue": {"values": [], "x": 1}}}])
+        ),
         otlp.request(span(1)),  # an exact duplicate of a canonical span
         otlp.request(span(1, name="changed")),  # a conflicting one
     ]

@@ -503,6 +503,27 @@ class FastDecoder:
                     )
                 )
                 append_canon([key, "double", repr(number_f)])
+            elif variant == "arrayValue" and (strings := _string_array(x)) is not None:
+                # the common array (tool names, finish reasons, tags): plain strings only,
+                # rendered exactly as anyvalue.decode renders it
+                text = _dumps(strings).decode()
+                append_row(
+                    (
+                        owner_type,
+                        owner_row,
+                        ordinal,
+                        key,
+                        "array",
+                        None,
+                        None,
+                        None,
+                        None,
+                        None,
+                        text,
+                        None,
+                    )
+                )
+                append_canon([key, "array", text])
             elif variant in ("arrayValue", "kvlistValue"):
                 try:
                     decoded = anyvalue.decode(value)
@@ -557,6 +578,24 @@ class FastDecoder:
 
 
 _TABLES = ("resources", "scopes", "spans", "attributes", "events", "links")
+
+
+def _string_array(value: Any) -> list[str] | None:
+    """The strings of an ``arrayValue`` holding only ``stringValue`` items, else None."""
+    if type(value) is not dict or len(value) != 1:
+        return None
+    items = value.get("values")
+    if type(items) is not list:
+        return None
+    strings = []
+    for item in items:
+        if type(item) is not dict or len(item) != 1:
+            return None
+        text = item.get("stringValue")
+        if type(text) is not str:
+            return None
+        strings.append(text)
+    return strings
 
 
 def _decimal(text: str) -> bool:
