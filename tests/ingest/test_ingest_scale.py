@@ -6,6 +6,7 @@ broken binary records are quarantined with their byte range, and memory stays bo
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import json
 import math
@@ -203,6 +204,39 @@ def test_fast_path_is_byte_identical_to_the_reference(
         same(reference, fast)
         assert (fast.status, fast.framing) == (reference.status, reference.framing)
         assert fast.accounting.records_quarantined > 0
+
+
+def test_protobuf_records_through_the_fast_path_match_the_reference(
+    tmp_path: Path, otlp: SimpleNamespace
+) -> None:
+    from google.protobuf import json_format  # noqa: PLC0415
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: PLC0415
+        ExportTraceServiceRequest,
+    )
+
+    span = otlp.span
+    odd = [  # what protobuf can carry that the fast path must hand to the reference
+        otlp.request(span(1, droppedAttributesCount=2)),
+        otlp.request(span(2, endTimeUnixNano="1")),
+        otlp.request(span(3, attributes=[{"key": "a", "value": {"stringValue": "x"}}] * 2)),
+        otlp.request(span(4, attributes=[{"key": "s", "value": {"stringValue": "x" * 3000}}])),
+        otlp.request(span(5, events=[{"name": "e", "timeUnixNano": "0"}])),
+        otlp.request(span(6, attributes=[{"key": "k", "value": {"kvlistValue": {"values": []}}}])),
+        otlp.request(span(7, attributes=[_array("a", "é")])),
+        {"resourceSpans": [{"scopeSpans": []}]},
+    ]
+    payloads = [
+        json_format.ParseDict(r, ExportTraceServiceRequest()).SerializeToString() for r in odd
+    ]
+    synth = write_export(tmp_path / "a.pb", SynthConfig(runs=1, seed=4), proto=True).path
+    data = synth.read_bytes() + _records(*payloads)
+    options = DecodeOptions(large_value_threshold=2000, batch_bytes=30_000)
+    reference = decode_export(data, "x.pb", dataclasses.replace(options, fast=False))
+    fast = decode_export(data, "x.pb", options)
+    same(reference, fast)
+    assert fast.issue_counts() == reference.issue_counts() != {}
+    taken = PartDecoder(options).run_part(framing.Records(data, 0, True))
+    assert 0 < taken.fast_records < reference.accounting.records_read  # both paths were used
 
 
 def test_fast_path_takes_the_canonical_records(tmp_path: Path) -> None:

@@ -4,8 +4,9 @@ rows, issues and accounting as the same request written as OTLP/JSON.
 A record is parsed with opentelemetry-proto (``ExportTraceServiceRequest``; ``TracesData`` has
 the same wire format). Its typed fields are then mapped onto the canonical OTLP/JSON shape —
 ids as lower-case hex, 64-bit times as decimal strings, enums as integers, bytes as base64 —
-and decoded by the reference ``SpanDecoder``, so every rule (id checks, times, duplicates,
-large values, nesting depth, content hashes, JSON paths) is the JSON one by construction.
+and decoded as that JSON is (the fast path when it takes the record, else the reference
+``SpanDecoder``), so every rule (id checks, times, duplicates, large values, nesting depth,
+content hashes, JSON paths) is the JSON one by construction.
 
 proto3 has no presence for scalar fields: a default (``""``, ``0``) is indistinguishable from
 an absent field, so defaults are read as *absent*, which is what a canonical OTLP/JSON printer

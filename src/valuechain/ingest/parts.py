@@ -253,9 +253,12 @@ class PartDecoder:
                 )
                 continue
             self.proto_records += 1
-            self.record(
-                otlp_proto.request_to_json(request), sniff.Value(None, None, start + prefix)
-            )
+            canonical = otlp_proto.request_to_json(request)
+            if self.fast is not None and self.fast.decode(orjson.dumps(canonical), where):
+                acct.records_read += 1  # as ``record`` counts a canonical record
+                acct.records_ingested += 1
+                continue
+            self.record(canonical, sniff.Value(None, None, start + prefix))
 
     def _unzstd(self, payload: bytes) -> bytes | Issue:
         engine = zstd_decompressor()
