@@ -322,3 +322,15 @@ def test_memory_limit_option_reaches_the_store(store: Path, tmp_path: Path) -> N
     assert "memory limit 'lots' not understood" in red_line(bad)
     from_env = run("--store", store, "import", sample, env={"VALUECHAIN_MEMORY_LIMIT": "lots"})
     assert "not understood" in red_line(from_env)
+
+
+def test_import_says_which_files_of_a_directory_it_skipped(store: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "data.json").write_bytes(b'{"resourceSpans":[]}')
+    for n in range(7):
+        (folder / f"notes-{n}.txt").write_text("x")
+    result = run("--store", store, "import", "--no-derive", folder)
+    assert result.exit_code == 0
+    assert "skipped 7 file(s)" in result.stdout
+    assert "notes-0.txt" in result.stdout and "and 2 more" in result.stdout

@@ -22,7 +22,7 @@ from valuechain.chains import DeriveSummary, derive_traces
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
 from valuechain.ingest.issues import HINTS, Code, Issue, Severity
-from valuechain.ingest.read import Missing, expand_paths
+from valuechain.ingest.read import Missing, Skipped, expand_paths
 from valuechain.ingest.source import DecodedSource, DecodeOptions, pointer
 from valuechain.ingest.stream import SourceStream
 from valuechain.ingest.unpack import file_chunks
@@ -66,6 +66,7 @@ class ImportReport:
 
     sources: list[SourceResult] = field(default_factory=list)
     derived: DeriveSummary | None = None
+    skipped: list[Path] = field(default_factory=list)  # in named directories, not exports
 
     @property
     def rejected(self) -> list[SourceResult]:
@@ -85,20 +86,20 @@ class ImportReport:
         return counts
 
 
-def plan(paths: Iterable[str | Path]) -> tuple[list[Path], list[SourceResult]]:
-    """The files to read, and a rejected result for every pattern that matched nothing."""
+def plan(paths: Iterable[str | Path]) -> tuple[list[Path], list[SourceResult], list[Path]]:
+    """The files to read, a rejected result for every pattern that matched nothing, and the
+    files of named directories that are not read (not an export's name)."""
     files: list[Path] = []
     missing: list[SourceResult] = []
+    skipped: list[Path] = []
     for item in expand_paths(paths):
         if isinstance(item, Missing):
-            missing.append(
-                _rejected(
-                    item.pattern, Code.E_UNREADABLE, "no such file, directory or matching glob"
-                )
-            )
+            missing.append(_rejected(item.pattern, Code.E_UNREADABLE, item.why))
+        elif isinstance(item, Skipped):
+            skipped.append(item.path)
         else:
             files.append(item)
-    return files, missing
+    return files, missing, skipped
 
 
 def import_paths(
@@ -109,8 +110,8 @@ def import_paths(
 ) -> ImportReport:
     """Import every file named by ``paths`` into ``db``; never raises on bad input."""
     options = options or ImportOptions()
-    files, missing = plan(paths)
-    report = ImportReport(sources=missing)
+    files, missing, skipped = plan(paths)
+    report = ImportReport(sources=missing, skipped=skipped)
     import_id = db.next_import_id()
     with DecodePool(options.decode.workers) as pool:
         for path in files:

@@ -87,7 +87,7 @@ def import_cmd(
 def run_import(
     store: api.Store, paths: tuple[str, ...] | list[str], **options: Any
 ) -> ImportReport:
-    files, _ = plan(paths)
+    files, _, _ = plan(paths)
     total = sum(f.stat().st_size for f in files)
     with Progress(
         TextColumn("importing"),
@@ -131,6 +131,15 @@ def print_import_report(report: ImportReport) -> None:
         )
     if counts:
         out.print("issues by code: " + ", ".join(f"{c} {n}" for c, n in counts.most_common()))
+    if report.skipped:
+        shown = ", ".join(str(p) for p in report.skipped[:5])
+        more = f" and {len(report.skipped) - 5} more" if len(report.skipped) > 5 else ""
+        out.print(
+            f"skipped {len(report.skipped)} file(s) in the directories named, not exports by "
+            f"name: {shown}{more} (name such a file itself to import it)",
+            highlight=False,
+            soft_wrap=True,
+        )
     for s in report.rejected:
         if s.error is not None:
             err.print(f"[red]rejected:[/red] {s.error.render()}", highlight=False, soft_wrap=True)

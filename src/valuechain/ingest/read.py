@@ -24,24 +24,39 @@ _ROTATED = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Missing:
-    """A path or pattern that matched nothing."""
+    """A path or pattern that matched nothing (``why`` says what was looked for)."""
 
     pattern: str
+    why: str = "no such file, directory or matching glob"
 
 
-def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing]:
-    """Files named by ``patterns`` (files, directories, globs), each once, in reading order."""
-    out: list[Path | Missing] = []
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file inside a named directory that is not read: its name is not an export's."""
+
+    path: Path
+
+
+def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skipped]:
+    """Files named by ``patterns`` (files, directories, globs), each once, in reading order.
+
+    A directory yields its export files (by suffix, hidden ones aside); its other files come
+    back as ``Skipped``, and a directory without a single export file as ``Missing``."""
+    out: list[Path | Missing | Skipped] = []
     seen: set[Path] = set()
     for pattern in patterns:
         text = str(pattern)
         path = Path(text)
         if path.is_dir():
-            found = [
-                p
-                for p in path.rglob("*")
-                if p.is_file() and not _hidden(p.relative_to(path)) and _is_export(p)
-            ]
+            files = sorted(
+                p for p in path.rglob("*") if p.is_file() and not _hidden(p.relative_to(path))
+            )
+            found = [p for p in files if _is_export(p)]
+            out.extend(Skipped(p) for p in files if not _is_export(p))
+            if not found:
+                suffixes = " ".join(sorted(EXPORT_SUFFIXES))
+                out.append(Missing(text, f"no export files in this directory ({suffixes})"))
+                continue
         elif path.is_file():
             found = [path]
         else:
