@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -255,15 +255,16 @@ class SourceWriter:
     block with an exception, which undoes everything: a rejected or failed source leaves the
     store exactly as it was).
 
-    Every batch commits on its own, so memory stays bounded however large the source is (one
-    transaction holding a whole multi-gigabyte source keeps it all in memory). Atomicity comes
-    from an in-progress mark written first with the row ids the source starts from: until
-    ``finish`` writes the ledger row and clears the mark in one transaction, ``abort`` — or, after
-    a crash, the next writable open of the store — deletes every row from those offsets on
-    (``sql/ingest/5xx``). Batches carry source-local row ids (``ingest.decode.rebase``). Each
-    batch runs the ``sql/ingest/1xx`` statements (deduplication against everything stored so
-    far, this source's earlier batches included, then the inserts); ``finish`` writes the
-    closing issues and the ledger row (``9xx``).
+    A transaction holds at most one batch: each batch is committed when the next one arrives,
+    so memory stays bounded however large the source is (one transaction holding a whole
+    multi-gigabyte source keeps it all in memory), while a one-batch source is still one
+    transaction. Atomicity comes from an in-progress mark written first with the row ids the
+    source starts from: until ``finish`` writes the ledger row and clears the mark, ``abort`` —
+    or, after a crash, the next writable open of the store — deletes every row from those
+    offsets on (``sql/ingest/5xx``). Batches carry source-local row ids
+    (``ingest.decode.rebase``). Each batch runs the ``sql/ingest/1xx`` statements
+    (deduplication against everything stored so far, this source's earlier batches included,
+    then the inserts); ``finish`` writes the closing issues and the ledger row (``9xx``).
     """
 
     def __init__(self, db: Database, path: str, import_id: int) -> None:
@@ -276,13 +277,25 @@ class SourceWriter:
         self.span_rows = self.attribute_rows = 0
         self.spans_deduplicated = self.attributes_deduplicated = 0
         self.conflicts = 0
-        self._open = False
+        self._open = False  # between a successful start and finish/abort
+        self._batch_pending = False  # the open transaction holds a batch not yet committed
+        self._committed = False  # some of this source is committed: undoing needs deletes
 
     def __enter__(self) -> SourceWriter:
-        self.offsets = self.db._next_rows()
-        self.params = {**self.offsets, "hint": None, "import_id": self.import_id, "path": self.path}
-        marker = json.dumps(self.offsets, sort_keys=True)
-        self._transaction(lambda: self._run(sqlfiles.statement(_BEGIN), {"marker": marker}))
+        self.con.begin()
+        try:
+            self.offsets = self.db._next_rows()
+            self.params = {
+                **self.offsets,
+                "hint": None,
+                "import_id": self.import_id,
+                "path": self.path,
+            }
+            marker = json.dumps(self.offsets, sort_keys=True)
+            self._run(sqlfiles.statement(_BEGIN), {"marker": marker})
+        except BaseException:
+            self.con.rollback()
+            raise
         self._open = True
         return self
 
@@ -297,30 +310,30 @@ class SourceWriter:
 
     def abort(self) -> None:
         """Undo everything this source wrote (its committed batches included)."""
-        if self._open:
-            self._open = False
+        if not self._open:
+            return
+        self._open = False
+        self.con.rollback()
+        if self._committed:
             self.db._undo_import(self.offsets)
 
     def _run(self, sql: sqlfiles.SqlFile, extra: dict[str, Any] | None = None) -> None:
         self.con.execute(sql.text, sql.bind({**self.params, **(extra or {})}))
 
-    def _transaction(self, body: Callable[[], None]) -> None:
-        """Run ``body`` in one transaction; any failure rolls it back and undoes the source."""
-        self.con.begin()
-        try:
-            body()
-            self.con.commit()
-        except BaseException:
-            self.con.rollback()
-            self.abort()
-            raise
-
     def add(self, batch_tables: dict[str, pa.Table], issues: list[Issue]) -> None:
-        """Write one batch, in its own transaction: its rows (deduplicated) and its issues."""
+        """Write one batch: its rows (deduplicated) and its issues; the batch before it, if
+        any, is committed first."""
+        if not self._open:
+            raise RuntimeError("the source's import is over; start a new writer")
         con, params = self.con, self.params
         staged = {**batch_tables, "issues": issues_table(issues)}
-
-        def body() -> None:
+        try:
+            if self._batch_pending:
+                con.commit()
+                self._committed = True
+                con.begin()
+            for name, table in staged.items():
+                con.register(f"staged_{name}", table)
             for sql in _batch_statements():
                 if sql.name.endswith("_dedup_counts.sql"):
                     row = self.db._one(sql.text, sql.bind(params))
@@ -332,11 +345,10 @@ class SourceWriter:
                 con.execute(sql.text, sql.bind(params))
             conflicts = self.db._one("SELECT count(*) FROM conflicts")
             self.conflicts += int(conflicts[0]) if conflicts else 0
-
-        try:
-            for name, table in staged.items():
-                con.register(f"staged_{name}", table)
-            self._transaction(body)
+            self._batch_pending = True
+        except BaseException:
+            self.abort()
+            raise
         finally:
             for name in staged:
                 con.unregister(f"staged_{name}")
@@ -353,16 +365,16 @@ class SourceWriter:
         acct.spans_deduplicated = self.spans_deduplicated
         acct.attributes_deduplicated = self.attributes_deduplicated
         params.update(self._ledger(decoded))
-
-        def body() -> None:
+        try:
+            con.register("staged_closing_issues", issues_table(closing))
             for sql in _closing_statements():
                 params["hint"] = _hint_for(sql.name)
                 con.execute(sql.text, sql.bind(params))
-
-        try:
-            con.register("staged_closing_issues", issues_table(closing))
-            self._transaction(body)
+            con.commit()
             self._open = False
+        except BaseException:
+            self.abort()
+            raise
         finally:
             con.unregister("staged_closing_issues")
         return Committed(
