@@ -154,6 +154,31 @@ def test_a_newer_store_is_refused_and_not_modified(tmp_path: Path) -> None:
     con.close()
 
 
+def test_an_older_store_is_upgraded_in_place_when_opened_for_writing(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    with Database(path):
+        pass
+    con = duckdb.connect(str(path))  # a version 1 store from before trial_issues held hex text
+    con.execute("DROP VIEW IF EXISTS main.trial_issues")
+    con.execute("ALTER TABLE core.trial_issues ALTER COLUMN trace_id TYPE BLOB")
+    con.execute(
+        "INSERT INTO core.trial_issues (trace_id, severity, code, message, occurrences) "
+        "VALUES ('\\xAB\\x01'::BLOB, 'warning', 'W_X', 'm', 1)"
+    )
+    con.execute("UPDATE core.meta SET value = '1' WHERE key = 'schema_version'")
+    con.close()
+    with pytest.raises(StoreError, match="schema version 1, older") as refused:
+        open_database(path, read_only=True)
+    assert "upgrades the store in place" in refused.value.render()
+    with Database(path) as db:
+        assert db.sql("SELECT trace_id FROM core.trial_issues").item() == "ab01"
+        version = db.sql("SELECT value FROM core.meta WHERE key = 'schema_version'").item()
+        assert version == str(STORE_SCHEMA_VERSION)
+        assert db.sql("SELECT count(*) FROM trial_issues").item() == 1  # the view is back
+    with Database(path, read_only=True) as db:  # and read-only opens work again
+        assert db.sql("SELECT typeof(trace_id) FROM core.trial_issues").item() == "VARCHAR"
+
+
 def test_open_errors_are_store_errors(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no store here yet"):
         open_database(tmp_path / "missing.duckdb", read_only=True)

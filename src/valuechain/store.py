@@ -27,7 +27,7 @@ from valuechain.errors import StoreError, VersionAheadError
 from valuechain.ingest.issues import AGGREGATED, HINTS, Code, Issue
 from valuechain.ingest.source import DecodedSource, issues_table
 
-STORE_SCHEMA_VERSION = 1
+STORE_SCHEMA_VERSION = 2  # sql/migrate/NNN_* brings an older store up to NNN
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
@@ -82,12 +82,12 @@ class Database:
                 f"give a size such as 512MB or 2GB (--memory-limit or ${MEMORY_LIMIT_ENV})",
             ) from exc
         try:
-            self._check_version()
-        except VersionAheadError:
+            stored = self._check_version(read_only=read_only)
+        except StoreError:
             self.con.close()  # refused: release the file untouched
             raise
         if not read_only:
-            self._create()
+            self._create(stored)
             self._recover()
         elif self._interrupted_import() is not None:
             self.con.close()
@@ -113,30 +113,52 @@ class Database:
     def close(self) -> None:
         self.con.close()
 
-    def _check_version(self) -> None:
+    def _stored_version(self) -> int | None:
+        """The store's schema version; None for a new (empty) file."""
         found = self._one(
             "SELECT count(*) FROM information_schema.tables "
             "WHERE table_schema = 'core' AND table_name = 'meta'"
         )
         if not found or not found[0]:
-            return
+            return None
         row = self._one("SELECT value FROM core.meta WHERE key = 'schema_version'")
-        version = int(row[0]) if row else 0
-        if version > STORE_SCHEMA_VERSION:
+        return int(row[0]) if row else 0
+
+    def _check_version(self, *, read_only: bool) -> int | None:
+        version = self._stored_version()
+        if version is not None and version > STORE_SCHEMA_VERSION:
             raise VersionAheadError(
                 self.path,
                 f"the store has schema version {version}, newer than this "
                 f"valuechain ({__version__}) understands ({STORE_SCHEMA_VERSION})",
                 "upgrade valuechain; the store was not changed",
             )
+        if read_only and version is not None and version < STORE_SCHEMA_VERSION:
+            raise StoreError(
+                self.path,
+                f"the store has schema version {version}, older than this valuechain's "
+                f"({STORE_SCHEMA_VERSION})",
+                "run any command that writes to the store once (valuechain import, derive, "
+                "materialize): it upgrades the store in place",
+            )
+        return version
 
-    def _create(self) -> None:
+    def _create(self, stored: int | None) -> None:
+        """Create what is missing, bring an older store up to date (``sql/migrate``), and
+        (re)create the views, in one transaction."""
         self.con.begin()
-        for sql in (*sqlfiles.folder("schema"), *sqlfiles.folder("views")):
+        for sql in sqlfiles.folder("schema"):
+            self.con.execute(sql.text)
+        if stored is not None:
+            for sql in sqlfiles.folder("migrate"):
+                if stored < int(sql.name.partition("/")[2][:3]):
+                    self.con.execute(sql.text)
+        for sql in sqlfiles.folder("views"):
             self.con.execute(sql.text)
         self.con.execute(
             "INSERT INTO core.meta VALUES ('schema_version', $v), ('created_by', $by) "
-            "ON CONFLICT DO NOTHING",
+            "ON CONFLICT DO UPDATE SET value = "
+            "CASE WHEN key = 'schema_version' THEN excluded.value ELSE value END",
             {"v": str(STORE_SCHEMA_VERSION), "by": __version__},
         )
         self.con.commit()
