@@ -179,6 +179,44 @@ def test_an_older_store_is_upgraded_in_place_when_opened_for_writing(tmp_path: P
         assert db.sql("SELECT typeof(trace_id) FROM core.trial_issues").item() == "VARCHAR"
 
 
+_SPAN_TABLE_KEYS = {
+    "resources": "resource_row",
+    "scopes": "scope_row",
+    "spans": "span_row",
+    "events": "event_row",
+    "links": "link_row",
+    "large_values": "large_value_ref",
+}
+
+
+def _primary_keys(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_constraints() "
+        "WHERE schema_name = 'core' AND constraint_type = 'PRIMARY KEY'"
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def test_a_version_2_store_loses_the_span_table_keys_and_keeps_every_row(
+    tmp_path: Path, otlp: SimpleNamespace, write: Write, dump: Dump
+) -> None:
+    path = tmp_path / "v2.duckdb"
+    with Database(path) as db:
+        assert import_paths(db, [write("a.json", _rich_request(otlp))]).ok
+        assert _primary_keys(db.con) == {"meta", "sources"}
+        before = dump(db)
+    con = duckdb.connect(str(path))  # the keys a version 2 store had
+    for table, key in _SPAN_TABLE_KEYS.items():
+        con.execute(f"ALTER TABLE core.{table} ADD PRIMARY KEY ({key})")
+    con.execute("UPDATE core.meta SET value = '2' WHERE key = 'schema_version'")
+    assert _primary_keys(con) == {"meta", "sources", *_SPAN_TABLE_KEYS}
+    con.close()
+    with Database(path) as db:
+        assert _primary_keys(db.con) == {"meta", "sources"}
+        assert dump(db) == before  # every row, and version 3 again
+        assert import_paths(db, [write("b.json", otlp.request(otlp.span(9)))]).ok
+
+
 def test_open_errors_are_store_errors(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no store here yet"):
         open_database(tmp_path / "missing.duckdb", read_only=True)

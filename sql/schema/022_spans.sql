@@ -2,7 +2,7 @@
 -- identity; it repeats only for conflicting duplicates, which share a dup_group.
 -- Grain: one row per kept span. Reads: nothing.
 CREATE TABLE IF NOT EXISTS core.spans (
-    span_row                 BIGINT PRIMARY KEY,
+    span_row                 BIGINT NOT NULL,  -- unique by construction, no key (sql/migrate/003)
     scope_row                BIGINT NOT NULL,
     resource_row             BIGINT NOT NULL,
     source_id                INTEGER NOT NULL,

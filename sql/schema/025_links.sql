@@ -1,6 +1,6 @@
 -- Grain: one row per span link. Reads: nothing.
 CREATE TABLE IF NOT EXISTS core.links (
-    link_row                 BIGINT PRIMARY KEY,
+    link_row                 BIGINT NOT NULL,  -- unique by construction, no key (sql/migrate/003)
     span_row                 BIGINT NOT NULL,
     ordinal                  UINTEGER NOT NULL,
     trace_id                 BLOB NOT NULL,

@@ -27,7 +27,7 @@ from valuechain.errors import StoreError, VersionAheadError
 from valuechain.ingest.issues import AGGREGATED, HINTS, Code, Issue
 from valuechain.ingest.source import DecodedSource, issues_table
 
-STORE_SCHEMA_VERSION = 2  # sql/migrate/NNN_* brings an older store up to NNN
+STORE_SCHEMA_VERSION = 3  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
@@ -147,12 +147,12 @@ class Database:
         """Create what is missing, bring an older store up to date (``sql/migrate``), and
         (re)create the views, in one transaction."""
         self.con.begin()
+        for sql in _migrations(stored, "before"):  # e.g. set a table aside to rebuild it
+            self.con.execute(sql.text)
         for sql in sqlfiles.folder("schema"):
             self.con.execute(sql.text)
-        if stored is not None:
-            for sql in sqlfiles.folder("migrate"):
-                if stored < int(sql.name.partition("/")[2][:3]):
-                    self.con.execute(sql.text)
+        for sql in _migrations(stored, "after"):
+            self.con.execute(sql.text)
         for sql in sqlfiles.folder("views"):
             self.con.execute(sql.text)
         self.con.execute(
@@ -431,6 +431,19 @@ class SourceWriter:
             "attributes_deduplicated": self.attributes_deduplicated,
             "imported_at": datetime.now(UTC),
         }
+
+
+def _migrations(stored: int | None, phase: str) -> list[sqlfiles.SqlFile]:
+    """The ``sql/migrate`` scripts of ``phase`` (before/after the schema files) that bring a
+    store at version ``stored`` up to date, in order; none for a new store."""
+    if stored is None:
+        return []
+    out = []
+    for sql in sqlfiles.folder("migrate"):
+        version, file_phase, _ = sql.name.partition("/")[2].split("_", 2)
+        if file_phase == phase and int(version) > stored:
+            out.append(sql)
+    return out
 
 
 def _batch_statements() -> list[sqlfiles.SqlFile]:
