@@ -113,10 +113,25 @@ class PartDecoder:
         except UnicodeDecodeError as exc:
             self.invalid_utf8_at = start + exc.start
 
+    def _took_fast(self, raw: bytes, where: Where) -> bool:
+        """Whether the fast path decoded this record; counted as ``record`` counts one."""
+        if self.fast is None or not self.fast.decode(raw, where):
+            return False
+        self.acct.records_read += 1
+        self.acct.records_ingested += 1
+        return True
+
+    def _proto(self, request: Any, byte_offset: int) -> None:
+        """A parsed protobuf request, decoded as its canonical OTLP/JSON is."""
+        self.proto_records += 1
+        canonical = otlp_proto.request_to_json(request)
+        where = Where(self.acct.records_read, None, byte_offset)
+        if not self._took_fast(orjson.dumps(canonical), where):
+            self.record(canonical, sniff.Value(None, None, byte_offset))
+
     def _lines(self, part: framing.Lines) -> None:
-        fast = self.fast
         acct = self.acct
-        if fast is None:
+        if self.fast is None:
             self.run_values(
                 sniff.split_lines(part.data, part.start, part.first_line, final=part.final)
             )
@@ -130,9 +145,7 @@ class PartDecoder:
             stop = end if nl < 0 else nl
             if stop > offset and data[offset] == 0x7B:  # '{': a candidate for the fast path
                 where = Where(acct.records_read, number, start + offset)
-                if fast.decode(data[offset:stop], where):
-                    acct.records_read += 1
-                    acct.records_ingested += 1
+                if self._took_fast(data[offset:stop], where):
                     self.json_records += 1
                     self.items += 1
                     number, offset = number + 1, stop + 1
@@ -173,8 +186,7 @@ class PartDecoder:
             if request is not None:
                 self.framing = "single"
                 self.items += 1
-                self.proto_records += 1
-                self.record(otlp_proto.request_to_json(request), sniff.Value(None, None, 0))
+                self._proto(request, 0)
                 return
         self.reject(Code.E_NOT_OTLP, "byte 0", describe_text(data))
 
@@ -184,11 +196,8 @@ class PartDecoder:
         first = len(body) - len(stripped)
         line = body.count(b"\n", 0, first) + 1
         offset = (len(data) - len(body)) + first
-        assert self.fast is not None
-        if not self.fast.decode(body, Where(0, line, offset)):
+        if not self._took_fast(body, Where(0, line, offset)):
             return False
-        self.acct.records_read += 1
-        self.acct.records_ingested += 1
         self.json_records += 1
         self.items += 1
         return True
@@ -252,13 +261,7 @@ class PartDecoder:
                     f"not a protobuf ExportTraceServiceRequest ({exc}) ({span_text})",
                 )
                 continue
-            self.proto_records += 1
-            canonical = otlp_proto.request_to_json(request)
-            if self.fast is not None and self.fast.decode(orjson.dumps(canonical), where):
-                acct.records_read += 1  # as ``record`` counts a canonical record
-                acct.records_ingested += 1
-                continue
-            self.record(canonical, sniff.Value(None, None, start + prefix))
+            self._proto(request, start + prefix)
 
     def _unzstd(self, payload: bytes) -> bytes | Issue:
         engine = zstd_decompressor()
