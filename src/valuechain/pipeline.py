@@ -25,7 +25,7 @@ from valuechain.ingest.issues import HINTS, Code, Issue, Severity
 from valuechain.ingest.read import Missing, Skipped, expand_paths
 from valuechain.ingest.source import DecodedSource, DecodeOptions, pointer
 from valuechain.ingest.stream import SourceStream
-from valuechain.ingest.unpack import file_chunks
+from valuechain.ingest.unpack import READ_CHUNK, file_chunks
 from valuechain.store import Committed, Database
 
 ProgressFn = Callable[[int], None]
@@ -177,7 +177,7 @@ def import_file(
     if db.has_source(sha256):
         return SourceResult(name, "unchanged", bytes=size)
     executor = pool.executor_for(size, options.decode) if pool is not None else None
-    chunks = file_chunks(path, min(options.decode.batch_bytes, 1 << 20))
+    chunks = file_chunks(path, min(options.decode.batch_bytes, READ_CHUNK))
     stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
     try:
         with db.source_writer(name, import_id) as writer:

@@ -156,10 +156,11 @@ class Database:
         for sql in sqlfiles.folder("views"):
             self.con.execute(sql.text)
         self.con.execute(
-            "INSERT INTO core.meta VALUES ('schema_version', $v), ('created_by', $by) "
-            "ON CONFLICT DO UPDATE SET value = "
-            "CASE WHEN key = 'schema_version' THEN excluded.value ELSE value END",
-            {"v": str(STORE_SCHEMA_VERSION), "by": __version__},
+            "INSERT OR REPLACE INTO core.meta VALUES ('schema_version', $v)",
+            {"v": str(STORE_SCHEMA_VERSION)},
+        )
+        self.con.execute(
+            "INSERT OR IGNORE INTO core.meta VALUES ('created_by', $by)", {"by": __version__}
         )
         self.con.commit()
 

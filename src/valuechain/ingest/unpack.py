@@ -177,7 +177,10 @@ class Unpacker:
             )
 
 
-def file_chunks(path: Any, size: int = 1 << 20) -> Iterator[bytes]:
+READ_CHUNK = 1 << 20  # bytes per read of a source file
+
+
+def file_chunks(path: Any, size: int = READ_CHUNK) -> Iterator[bytes]:
     """The bytes of the file at ``path``, ``size`` at a time."""
     with open(path, "rb") as handle:
         while piece := handle.read(size):
