@@ -314,8 +314,8 @@ class SourceWriter:
                 "import_id": self.import_id,
                 "path": self.path,
             }
-            marker = json.dumps(self.offsets, sort_keys=True)
-            self._run(sqlfiles.statement(_BEGIN), {"marker": marker})
+            begin = sqlfiles.statement(_BEGIN)
+            self.con.execute(begin.text, {"marker": json.dumps(self.offsets, sort_keys=True)})
         except BaseException:
             self.con.rollback()
             raise
@@ -339,9 +339,6 @@ class SourceWriter:
         self.con.rollback()
         if self._committed:
             self.db._undo_import(self.offsets)
-
-    def _run(self, sql: sqlfiles.SqlFile, extra: dict[str, Any] | None = None) -> None:
-        self.con.execute(sql.text, sql.bind({**self.params, **(extra or {})}))
 
     def add(self, batch_tables: dict[str, pa.Table], issues: list[Issue]) -> None:
         """Write one batch: its rows (deduplicated) and its issues; the batch before it, if
