@@ -19,9 +19,9 @@ from pathlib import Path
 import pyarrow.compute as pc
 
 from valuechain.chains import DeriveSummary, derive_traces
+from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
-from valuechain.ingest.issues import HINTS, Code, Issue, Severity
 from valuechain.ingest.read import Missing, Skipped, expand_paths
 from valuechain.ingest.source import DecodedSource, DecodeOptions, pointer
 from valuechain.ingest.stream import SourceStream

@@ -229,6 +229,23 @@ OWNER_TABLES: dict[str, str] = {
 }
 
 
+# Trial-level issues of the evidence adapter (sql/schema/034_trial_issues.sql).
+TRIAL_ISSUES = pa.schema(
+    [
+        pa.field("severity", pa.string(), nullable=False),
+        pa.field("code", pa.string(), nullable=False),
+        pa.field("trace_id", pa.string()),
+        pa.field("span_id", pa.string()),
+        pa.field("trial_id", pa.string()),
+        pa.field("run_id", pa.string()),
+        pa.field("key", pa.string()),
+        pa.field("message", pa.string(), nullable=False),
+        pa.field("hint", pa.string(), nullable=False),
+        pa.field("occurrences", pa.int64(), nullable=False),
+    ]
+)
+
+
 def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """Cast ``table`` to ``schema`` and enforce non-nullable columns.
 

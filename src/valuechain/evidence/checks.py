@@ -12,9 +12,10 @@ from collections.abc import Iterator
 
 import polars as pl
 
+from valuechain.contract.issues import Code
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.attributes import KINDS, classify_key
-from valuechain.evidence.issues import EvidenceCode, EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, IssueLog
 
 
 def _in_contract(rows: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
@@ -57,7 +58,7 @@ def check_contract_types(
         for name, n, trace, span in per_key.iter_rows():
             log.add(
                 EvidenceIssue(
-                    EvidenceCode.W_UNKNOWN_CONTRACT_KEY,
+                    Code.W_UNKNOWN_CONTRACT_KEY,
                     f"{name!r} is not a key of contract version {cv.SUPPORTED_CONTRACT_VERSION}",
                     trace_id=trace,
                     span_id=span,
@@ -77,7 +78,7 @@ def check_contract_types(
         kind = KINDS[classify_key(name).contract_kind].value
         log.add(
             EvidenceIssue(
-                EvidenceCode.W_CONTRACT_TYPE,
+                Code.W_CONTRACT_TYPE,
                 f"{name!r} carries a {value_type} value where the contract says {kind}; "
                 "the raw value is kept and the typed value reads as absent",
                 trace_id=trace,
@@ -115,7 +116,7 @@ def required_key_gaps(roots: pl.DataFrame, log: IssueLog) -> Iterator[tuple[int,
     for name, n, trace, span, trial_id, run_id in per_key.iter_rows():
         log.add(
             EvidenceIssue(
-                EvidenceCode.W_CONTRACT_TYPE,
+                Code.W_CONTRACT_TYPE,
                 f"required trial-root key {name!r} is absent or unreadable "
                 f"({n} trial{'s' * (n != 1)}); the trial is integrity-excluded",
                 trace_id=trace,

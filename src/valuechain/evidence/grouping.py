@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from valuechain.contract.issues import Code
 from valuechain.evidence.conventions import Role
-from valuechain.evidence.issues import EvidenceCode, EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, IssueLog
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,7 @@ def _report_missing_roots(
     for trace, span in carriers.iter_rows():
         log.add(
             EvidenceIssue(
-                EvidenceCode.W_TRIAL_ROOT_MISSING,
+                Code.W_TRIAL_ROOT_MISSING,
                 "mcp.app.trial.* keys without a span whose mcp.app.span.role is 'trial'",
                 trace_id=trace,
                 span_id=span,
@@ -138,7 +139,7 @@ def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
     ):
         log.add(
             EvidenceIssue(
-                EvidenceCode.W_MULTIPLE_ROOTS,
+                Code.W_MULTIPLE_ROOTS,
                 f"{parentless} parentless spans; the trial is rooted at the earliest",
                 trace_id=trace,
                 span_id=span,
@@ -147,7 +148,7 @@ def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
     for trace, span in roots.filter(pl.col("rank") == 2).select("trace", "root_span").iter_rows():
         log.add(
             EvidenceIssue(
-                EvidenceCode.E_PARENT_CYCLE,
+                Code.E_PARENT_CYCLE,
                 "every span has a parent in the trace; rooted at the earliest span",
                 trace_id=trace,
                 span_id=span,
@@ -189,7 +190,7 @@ def _nearest_root(spans: pl.DataFrame, multi: pl.DataFrame, log: IssueLog) -> pl
     ):
         log.add(
             EvidenceIssue(
-                EvidenceCode.W_MULTIPLE_TRIAL_ROOTS,
+                Code.W_MULTIPLE_TRIAL_ROOTS,
                 "several spans with mcp.app.span.role = 'trial' in one trace",
                 trace_id=trace,
                 span_id=span,

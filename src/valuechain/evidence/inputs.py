@@ -32,10 +32,11 @@ from valuechain.contract.derivation import (
     ToolErrorRecord,
     ToolSignals,
 )
+from valuechain.contract.issues import Code
 from valuechain.contract.vocab import SetupAttribution, ToolErrorKind
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.authored import CaseFacts, chat_session_case, infer_authored_case
-from valuechain.evidence.issues import EvidenceCode, EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, IssueLog
 from valuechain.evidence.objects import fold_signal, json_list
 from valuechain.evidence.toolcalls import ToolSpan, group_tool_spans
 
@@ -216,7 +217,7 @@ class Assembler:
         r = self.roots
         self.log.add(
             EvidenceIssue(
-                EvidenceCode.W_TRANSPORT_ERROR_WITHOUT_CODE,
+                Code.W_TRANSPORT_ERROR_WITHOUT_CODE,
                 "mcp.app.tool.outcome = transport_error without a numeric error code; "
                 "passed through unchanged (it reads as a domain error)",
                 trace_id=r.trace[i],
@@ -307,7 +308,7 @@ class Assembler:
             self.unknown_mode.append(i)
             self.log.add(
                 EvidenceIssue(
-                    EvidenceCode.W_UNKNOWN_AUTHORED_MODE,
+                    Code.W_UNKNOWN_AUTHORED_MODE,
                     f"mcp.app.authored.mode = {mode!r} is neither model_driven nor model_free",
                     trace_id=r.trace[i],
                     span_id=r.root_span[i],

@@ -9,99 +9,18 @@ export with one misspelt key yields one row, not 100k.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Final
 
 import pyarrow as pa
 
-
-class EvidenceCode(StrEnum):
-    """Codes of §5.2 the trial layer owns, plus `W_UNKNOWN_AUTHORED_MODE` (CONTRACT Q6)."""
-
-    W_TRIAL_ROOT_MISSING = "W_TRIAL_ROOT_MISSING"
-    W_MULTIPLE_TRIAL_ROOTS = "W_MULTIPLE_TRIAL_ROOTS"
-    W_MULTIPLE_ROOTS = "W_MULTIPLE_ROOTS"
-    W_CONTRACT_TYPE = "W_CONTRACT_TYPE"
-    W_UNKNOWN_CONTRACT_KEY = "W_UNKNOWN_CONTRACT_KEY"
-    W_VERSION_AHEAD = "W_VERSION_AHEAD"
-    W_RUN_INCOMPLETE_IN_EXPORT = "W_RUN_INCOMPLETE_IN_EXPORT"
-    W_TRIAL_ID_CONFLICT = "W_TRIAL_ID_CONFLICT"
-    W_TRANSPORT_ERROR_WITHOUT_CODE = "W_TRANSPORT_ERROR_WITHOUT_CODE"
-    W_EVIDENCE_SPAN_UNRESOLVED = "W_EVIDENCE_SPAN_UNRESOLVED"
-    W_UNKNOWN_AUTHORED_MODE = "W_UNKNOWN_AUTHORED_MODE"
-    W_DUPLICATE_CONFLICT = "W_DUPLICATE_CONFLICT"
-    E_PARENT_CYCLE = "E_PARENT_CYCLE"
-
-
-HINTS: Final[dict[EvidenceCode, str]] = {
-    EvidenceCode.W_TRIAL_ROOT_MISSING: (
-        "the trace carries mcp.app.trial.* keys but no span with mcp.app.span.role = trial; "
-        "no trial was formed"
-    ),
-    EvidenceCode.W_MULTIPLE_TRIAL_ROOTS: (
-        "a trial is one trace with one trial root; both trials are integrity-excluded"
-    ),
-    EvidenceCode.W_MULTIPLE_ROOTS: "the trial takes the earliest root; the other roots are kept",
-    EvidenceCode.W_CONTRACT_TYPE: (
-        "the typed value reads as absent; a missing required key integrity-excludes the trial"
-    ),
-    EvidenceCode.W_UNKNOWN_CONTRACT_KEY: (
-        "kept verbatim and interpreted by nobody; check the producer's contract version"
-    ),
-    EvidenceCode.W_VERSION_AHEAD: (
-        "upgrade valuechain; trials are version-excluded and never coerced"
-    ),
-    EvidenceCode.W_RUN_INCOMPLETE_IN_EXPORT: (
-        "import the rest of the run (another export page or file) before reading its funnel"
-    ),
-    EvidenceCode.W_TRIAL_ID_CONFLICT: (
-        "one trial id in several traces: all of them are integrity-excluded"
-    ),
-    EvidenceCode.W_TRANSPORT_ERROR_WITHOUT_CODE: (
-        "the exporter must put the SDK code (-32000/-32001) on transport errors; "
-        "without one the failure reads as a domain error"
-    ),
-    EvidenceCode.W_EVIDENCE_SPAN_UNRESOLVED: (
-        "the persisted chain cites a span the export does not carry; "
-        "it is not used to upgrade reach"
-    ),
-    EvidenceCode.W_UNKNOWN_AUTHORED_MODE: (
-        "mode must be model_driven or model_free; the authored case was inferred instead "
-        "and the trial is integrity-excluded"
-    ),
-    EvidenceCode.W_DUPLICATE_CONFLICT: (
-        "the trace holds conflicting copies of a span; its trials are integrity-excluded"
-    ),
-    EvidenceCode.E_PARENT_CYCLE: (
-        "the span tree has a cycle; the trial takes the earliest span as root and is "
-        "integrity-excluded"
-    ),
-}
-
-# Codes that, on a trial, put it in exclusion class `version` rather than `integrity`.
-VERSION_CODES: Final = frozenset({EvidenceCode.W_VERSION_AHEAD})
-
-ISSUES_SCHEMA = pa.schema(
-    [
-        pa.field("severity", pa.string(), nullable=False),
-        pa.field("code", pa.string(), nullable=False),
-        pa.field("trace_id", pa.string()),
-        pa.field("span_id", pa.string()),
-        pa.field("trial_id", pa.string()),
-        pa.field("run_id", pa.string()),
-        pa.field("key", pa.string()),
-        pa.field("message", pa.string(), nullable=False),
-        pa.field("hint", pa.string(), nullable=False),
-        pa.field("occurrences", pa.int64(), nullable=False),
-    ]
-)
+from valuechain.contract.issues import TRIAL_HINTS, Code
+from valuechain.contract.tables import TRIAL_ISSUES
 
 
 @dataclass(slots=True)
 class EvidenceIssue:
     """One issue row; `occurrences` > 1 when one row stands for repeats (per-key codes)."""
 
-    code: EvidenceCode
+    code: Code
     message: str
     trace_id: str | None = None
     span_id: str | None = None
@@ -112,11 +31,11 @@ class EvidenceIssue:
 
     @property
     def severity(self) -> str:
-        return "error" if self.code.value.startswith("E_") else "warning"
+        return self.code.severity.value
 
     @property
     def hint(self) -> str:
-        return HINTS[self.code]
+        return TRIAL_HINTS[self.code]
 
 
 @dataclass(slots=True)
@@ -143,5 +62,5 @@ class IssueLog:
                 "hint": [i.hint for i in rows],
                 "occurrences": [i.occurrences for i in rows],
             },
-            schema=ISSUES_SCHEMA,
+            schema=TRIAL_ISSUES,
         )

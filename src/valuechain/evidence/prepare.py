@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from valuechain.contract.derivation import IterationInfo, StageAuthoredCase
+from valuechain.contract.issues import Code
 from valuechain.contract.vocab import ToolErrorKind
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.attributes import Attributes
@@ -27,7 +28,7 @@ from valuechain.evidence.inputs import (
     RootObjects,
     TrialGroups,
 )
-from valuechain.evidence.issues import EvidenceCode, EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, IssueLog
 from valuechain.evidence.objects import (
     JUDGE_COLUMNS,
     PREDICATE_COLUMNS,
@@ -346,7 +347,7 @@ def report_transport_errors(tools: pl.DataFrame, roots: pl.DataFrame, log: Issue
     ).iter_rows():
         log.add(
             EvidenceIssue(
-                EvidenceCode.W_TRANSPORT_ERROR_WITHOUT_CODE,
+                Code.W_TRANSPORT_ERROR_WITHOUT_CODE,
                 "mcp.app.tool.outcome = transport_error without a numeric error code; "
                 "passed through unchanged (it reads as a domain error)",
                 trace_id=trace,

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from valuechain.contract.issues import Code
 from valuechain.contract.vocab import STAGES
 from valuechain.evidence import conventions as cv
-from valuechain.evidence.issues import EvidenceCode, EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, IssueLog
 
 SOURCE_PRODUCER = "producer"
 _KEYS = ["trial_index", "trial_id", "run_id"]
@@ -182,7 +183,7 @@ def _report_unresolved(chain: pl.DataFrame, log: IssueLog) -> None:
     ).iter_rows():
         log.add(
             EvidenceIssue(
-                EvidenceCode.W_EVIDENCE_SPAN_UNRESOLVED,
+                Code.W_EVIDENCE_SPAN_UNRESOLVED,
                 f"stage {idx} ({name}) cites span id(s) {', '.join(spans)} not found in the trace",
                 trace_id=trace,
                 span_id=spans[0],

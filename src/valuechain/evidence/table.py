@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import polars as pl
 import pyarrow as pa
 
+from valuechain.contract.issues import VERSION_CODES
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.frames import first_non_null, timestamp
-from valuechain.evidence.issues import VERSION_CODES
 
 _TS = pa.timestamp("ns", tz="UTC")
 

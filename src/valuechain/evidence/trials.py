@@ -27,6 +27,7 @@ import polars as pl
 import pyarrow as pa
 
 from valuechain.contract.derivation import StageDerivationInput, StageSpan
+from valuechain.contract.issues import Code
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
 from valuechain.evidence import conventions as cv
 from valuechain.evidence import prepare
@@ -36,7 +37,7 @@ from valuechain.evidence.conventions import OwnerClass
 from valuechain.evidence.frames import Frame, epoch_ms, first_non_null, normalise_spans
 from valuechain.evidence.grouping import group_spans
 from valuechain.evidence.inputs import Assembler
-from valuechain.evidence.issues import EvidenceCode, EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, IssueLog
 from valuechain.evidence.producer import producer_rows
 from valuechain.evidence.table import TRIAL_COLUMNS, Codes, TrialTable, tool_calls_table
 
@@ -124,7 +125,7 @@ def build_trials(
     )
     inputs = tuple(assembler.build(n, roots["schema_ahead"].to_list()))
     for i in assembler.unknown_mode:
-        codes.add(i, EvidenceCode.W_UNKNOWN_AUTHORED_MODE.value)
+        codes.add(i, Code.W_UNKNOWN_AUTHORED_MODE.value)
     calls = prepare.tool_calls(tools, assembler.tool_call_rows, prepare.requests(st, attrs))
     producer = producer_rows(
         roots.with_columns(pl.col("root_row").alias("owner_row")),
@@ -294,19 +295,19 @@ def _integrity_codes(roots: pl.DataFrame, log: IssueLog) -> Codes:
     """Per excluded trial, the §5.2 codes that exclude it (class `version` or `integrity`)."""
     codes = Codes()
     flagged = {
-        EvidenceCode.W_MULTIPLE_TRIAL_ROOTS: roots["multiple_trial_roots"],
-        EvidenceCode.W_DUPLICATE_CONFLICT: roots["duplicate_conflict"].fill_null(False),
-        EvidenceCode.E_PARENT_CYCLE: roots["cycle"],
+        Code.W_MULTIPLE_TRIAL_ROOTS: roots["multiple_trial_roots"],
+        Code.W_DUPLICATE_CONFLICT: roots["duplicate_conflict"].fill_null(False),
+        Code.E_PARENT_CYCLE: roots["cycle"],
     }
     for code, mask in flagged.items():
         for i in mask.arg_true().to_list():
             codes.add(i, code.value)
     for i, _ in required_key_gaps(roots, log):
-        codes.add(i, EvidenceCode.W_CONTRACT_TYPE.value)
+        codes.add(i, Code.W_CONTRACT_TYPE.value)
     for i in _trial_id_conflicts(roots, log):
-        codes.add(i, EvidenceCode.W_TRIAL_ID_CONFLICT.value)
+        codes.add(i, Code.W_TRIAL_ID_CONFLICT.value)
     for i in _versions_ahead(roots, log):
-        codes.add(i, EvidenceCode.W_VERSION_AHEAD.value)
+        codes.add(i, Code.W_VERSION_AHEAD.value)
     return codes
 
 
@@ -319,11 +320,11 @@ def _check_chain_versions(
         return
     indexes = unversioned["trial_index"].to_list()
     for i in indexes:
-        codes.add(i, EvidenceCode.W_CONTRACT_TYPE.value)
+        codes.add(i, Code.W_CONTRACT_TYPE.value)
     first = roots.row(indexes[0], named=True)
     log.add(
         EvidenceIssue(
-            EvidenceCode.W_CONTRACT_TYPE,
+            Code.W_CONTRACT_TYPE,
             f"a persisted chain without mcp.app.analyzer.version ({len(indexes)} trial"
             f"{'s' * (len(indexes) != 1)}); the trial is integrity-excluded",
             trace_id=first["trace"],
@@ -356,7 +357,7 @@ def _trial_id_conflicts(roots: pl.DataFrame, log: IssueLog) -> list[int]:
         for trace, span in zip(traces, root_spans, strict=True):
             log.add(
                 EvidenceIssue(
-                    EvidenceCode.W_TRIAL_ID_CONFLICT,
+                    Code.W_TRIAL_ID_CONFLICT,
                     f"trial id {trial_id!r} is the trial root of {len(set(traces))} traces",
                     trace_id=trace,
                     span_id=span,
@@ -395,7 +396,7 @@ def _versions_ahead(roots: pl.DataFrame, log: IssueLog) -> list[int]:
         for version, n, trace, span, trial_id, run_id in per_version.iter_rows():
             log.add(
                 EvidenceIssue(
-                    EvidenceCode.W_VERSION_AHEAD,
+                    Code.W_VERSION_AHEAD,
                     f"{key} = {version} is newer than this reader's {supported} "
                     f"({n} trial{'s' * (n != 1)})",
                     trace_id=trace,
@@ -429,7 +430,7 @@ def _report_runs(roots: pl.DataFrame, log: IssueLog) -> None:
     for run_id, found, expected, not_attempted, trace, span in runs.iter_rows():
         log.add(
             EvidenceIssue(
-                EvidenceCode.W_RUN_INCOMPLETE_IN_EXPORT,
+                Code.W_RUN_INCOMPLETE_IN_EXPORT,
                 f"{found} of {expected} trials are in this export ({expected - found} missing); "
                 f"{not_attempted} of those found were marked pending or skipped by the producer",
                 trace_id=trace,

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from valuechain.ingest.issues import Code
+from valuechain.contract.issues import Code
 from valuechain.ingest.scalars import Replaced, scrub_surrogates
 
 MAX_DEPTH = 64  # TRACE-FORMAT §7 decision 5

@@ -28,7 +28,7 @@ import orjson
 from msgspec import UNSET, Struct, UnsetType
 
 from valuechain.ingest import anyvalue
-from valuechain.ingest.issues import Where
+from valuechain.ingest.issue_log import Where
 from valuechain.ingest.otlp_json import MCP_APP_ROLE, OI_SPAN_KIND, SpanDecoder
 from valuechain.ingest.scalars import INT64_MAX, UINT32_MAX
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from valuechain.ingest.issues import Code
+from valuechain.contract.issues import Code
 
 _B64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _HEX_LEN = {16: 32, 8: 16}

@@ -9,10 +9,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuechain.contract import tables
+from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, issues_table
 from valuechain.errors import IngestError
-from valuechain.ingest.issues import AGGREGATED, HINTS, Code, Issue
 from valuechain.ingest.parts import PartResult, Rejection
-from valuechain.ingest.source import DecodedSource, DecodeOptions, issues_table, pointer
+from valuechain.ingest.source import DecodedSource, DecodeOptions, pointer
 
 
 # ---------------------------------------------------------------------------- merging

@@ -16,8 +16,9 @@ import orjson
 import pyarrow as pa
 
 from valuechain.contract import tables
+from valuechain.contract.issues import Code
 from valuechain.ingest import anyvalue, ids, scalars
-from valuechain.ingest.issues import Code, IssueLog, Where
+from valuechain.ingest.issue_log import IssueLog, Where
 from valuechain.ingest.keys import (
     EVENT,
     LINK,

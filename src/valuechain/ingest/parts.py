@@ -11,9 +11,10 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from valuechain.contract.issues import HINTS, Code, Issue
 from valuechain.ingest import fast as fastpath
 from valuechain.ingest import framing, otlp_proto, sniff
-from valuechain.ingest.issues import HINTS, Code, Issue, IssueLog, Where
+from valuechain.ingest.issue_log import IssueLog, Where
 from valuechain.ingest.otlp_json import SpanDecoder, raw_json
 from valuechain.ingest.recognise import describe_non_otlp, describe_text
 from valuechain.ingest.salvage import salvage as salvage_text

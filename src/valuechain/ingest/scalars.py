@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from valuechain.ingest.issues import Code
+from valuechain.contract.issues import Code
 
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from valuechain.ingest.issues import Code
+from valuechain.contract.issues import Code
 from valuechain.ingest.scalars import scrub_surrogates
 
 GZIP_MAGIC = b"\x1f\x8b"

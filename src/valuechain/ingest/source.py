@@ -8,10 +8,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from valuechain.contract import tables
+from valuechain.contract.issues import Issue
 from valuechain.errors import IngestError
 from valuechain.ingest import framing, sniff
-from valuechain.ingest.issues import Issue
 from valuechain.ingest.otlp_json import DEFAULT_LARGE_VALUE_THRESHOLD
 
 OTHER_SIGNALS = (
@@ -96,23 +95,6 @@ class DecodedSource:
         for issue in self.issues:
             counts[issue.code.value] += issue.occurrences
         return counts
-
-
-def issues_table(issues: list[Issue]) -> pa.Table:
-    rows = {name: [] for name in tables.ISSUES.names}  # type: dict[str, list[Any]]
-    for i in issues:
-        rows["severity"].append(i.severity.value)
-        rows["code"].append(i.code.value)
-        rows["record_index"].append(i.record_index)
-        rows["line"].append(i.line)
-        rows["byte_offset"].append(i.byte_offset)
-        rows["json_path"].append(i.json_path)
-        rows["span_row"].append(i.span_row)
-        rows["message"].append(i.message)
-        rows["value_excerpt"].append(i.value_excerpt)
-        rows["hint"].append(i.hint)
-        rows["occurrences"].append(i.occurrences)
-    return tables.conform(pa.table(rows, schema=tables.ISSUES), tables.ISSUES)
 
 
 def is_request(obj: Any) -> bool:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 
+from valuechain.contract.issues import Code
 from valuechain.ingest import framing
-from valuechain.ingest.issues import Code
 from valuechain.ingest.merge import Batch, SourceMerger
 from valuechain.ingest.parts import PartResult, decode_part
 from valuechain.ingest.source import DecodedSource, DecodeOptions

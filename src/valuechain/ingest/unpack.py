@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from valuechain.ingest.issues import Code
+from valuechain.contract.issues import Code
 from valuechain.ingest.sniff import DEFAULT_MAX_DECOMPRESSED, GZIP_MAGIC, ZSTD_MAGIC
 
 if sys.version_info >= (3, 14):  # pragma: no cover - the stdlib module of 3.14

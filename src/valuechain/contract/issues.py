@@ -1,19 +1,22 @@
-"""The ingest issue vocabulary (TRACE-FORMAT §1.2, §1.4, §5.2) and the per-source issue log.
+"""The one issue vocabulary of every stage: codes, severities, hints (TRACE-FORMAT §1.2, §1.4,
+§5.2; CONTRACT §9 Q6), and the source issue row.
 
 Every problem becomes one row: severity, code, where (record, line, byte offset, JSON path),
-the offending value (≤ 200 chars) and a one-line hint. Per-item problems get a row each;
-*flavour* notes that would repeat for every span (snake_case keys, base64 ids, enum names, …)
-get one row per source with an ``occurrences`` count, so a million-span proto3-generic file
-does not produce a million identical info rows.
+the offending value (≤ 200 chars) and a one-line hint. The prefix of a code is its severity
+(E_, W_, I_). *Flavour* notes that would repeat for every span (snake_case keys, base64 ids,
+enum names, …) are ``AGGREGATED``: one row per source with an ``occurrences`` count.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 import orjson
+import pyarrow as pa
+
+from valuechain.contract.tables import ISSUES, conform
 
 EXCERPT_CHARS = 200
 
@@ -69,13 +72,27 @@ class Code(StrEnum):
     I_EMPTY_ENVELOPE = "I_EMPTY_ENVELOPE"
     I_DUPLICATE_IDENTICAL = "I_DUPLICATE_IDENTICAL"
     I_LARGE_VALUE = "I_LARGE_VALUE"
+    # trial level (the evidence adapter; TRACE-FORMAT §5.2, CONTRACT §9 Q6)
+    W_TRIAL_ROOT_MISSING = "W_TRIAL_ROOT_MISSING"
+    W_MULTIPLE_TRIAL_ROOTS = "W_MULTIPLE_TRIAL_ROOTS"
+    W_MULTIPLE_ROOTS = "W_MULTIPLE_ROOTS"
+    W_CONTRACT_TYPE = "W_CONTRACT_TYPE"
+    W_UNKNOWN_CONTRACT_KEY = "W_UNKNOWN_CONTRACT_KEY"
+    W_VERSION_AHEAD = "W_VERSION_AHEAD"
+    W_RUN_INCOMPLETE_IN_EXPORT = "W_RUN_INCOMPLETE_IN_EXPORT"
+    W_TRIAL_ID_CONFLICT = "W_TRIAL_ID_CONFLICT"
+    W_TRANSPORT_ERROR_WITHOUT_CODE = "W_TRANSPORT_ERROR_WITHOUT_CODE"
+    W_EVIDENCE_SPAN_UNRESOLVED = "W_EVIDENCE_SPAN_UNRESOLVED"
+    W_UNKNOWN_AUTHORED_MODE = "W_UNKNOWN_AUTHORED_MODE"
+    E_PARENT_CYCLE = "E_PARENT_CYCLE"
 
     @property
     def severity(self) -> Severity:
         return {"E": Severity.ERROR, "W": Severity.WARNING, "I": Severity.INFO}[self.value[0]]
 
 
-HINTS: dict[Code, str] = {
+# Source-level hints: what the issue means for the imported file.
+HINTS: Final[dict[Code, str]] = {
     Code.E_NOT_OTLP: "export OTLP/JSON (resourceSpans) from the producer, or convert first",
     Code.E_NO_TRACES: "the file holds other signals only; point valuechain at the trace export",
     Code.E_TRUNCATED_JSON: "re-download the export, or import with --salvage to keep whole spans",
@@ -115,6 +132,54 @@ HINTS: dict[Code, str] = {
     Code.I_DUPLICATE_IDENTICAL: "identical re-sent spans are kept once",
     Code.I_LARGE_VALUE: "the full value is in large_values; the attribute row holds a stub",
 }
+
+# Trial-level hints: what the issue means for the trial it is raised on. A code raised at
+# both levels (W_DUPLICATE_CONFLICT) has a hint for each: the consequence differs.
+TRIAL_HINTS: Final[dict[Code, str]] = {
+    Code.W_TRIAL_ROOT_MISSING: (
+        "the trace carries mcp.app.trial.* keys but no span with mcp.app.span.role = trial; "
+        "no trial was formed"
+    ),
+    Code.W_MULTIPLE_TRIAL_ROOTS: (
+        "a trial is one trace with one trial root; both trials are integrity-excluded"
+    ),
+    Code.W_MULTIPLE_ROOTS: "the trial takes the earliest root; the other roots are kept",
+    Code.W_CONTRACT_TYPE: (
+        "the typed value reads as absent; a missing required key integrity-excludes the trial"
+    ),
+    Code.W_UNKNOWN_CONTRACT_KEY: (
+        "kept verbatim and interpreted by nobody; check the producer's contract version"
+    ),
+    Code.W_VERSION_AHEAD: ("upgrade valuechain; trials are version-excluded and never coerced"),
+    Code.W_RUN_INCOMPLETE_IN_EXPORT: (
+        "import the rest of the run (another export page or file) before reading its funnel"
+    ),
+    Code.W_TRIAL_ID_CONFLICT: (
+        "one trial id in several traces: all of them are integrity-excluded"
+    ),
+    Code.W_TRANSPORT_ERROR_WITHOUT_CODE: (
+        "the exporter must put the SDK code (-32000/-32001) on transport errors; "
+        "without one the failure reads as a domain error"
+    ),
+    Code.W_EVIDENCE_SPAN_UNRESOLVED: (
+        "the persisted chain cites a span the export does not carry; "
+        "it is not used to upgrade reach"
+    ),
+    Code.W_UNKNOWN_AUTHORED_MODE: (
+        "mode must be model_driven or model_free; the authored case was inferred instead "
+        "and the trial is integrity-excluded"
+    ),
+    Code.W_DUPLICATE_CONFLICT: (
+        "the trace holds conflicting copies of a span; its trials are integrity-excluded"
+    ),
+    Code.E_PARENT_CYCLE: (
+        "the span tree has a cycle; the trial takes the earliest span as root and is "
+        "integrity-excluded"
+    ),
+}
+
+# Codes that, on a trial, put it in exclusion class `version` rather than `integrity`.
+VERSION_CODES: Final = frozenset({Code.W_VERSION_AHEAD})
 
 # Flavour notes: aggregated to one row per source with an occurrence count.
 AGGREGATED: frozenset[Code] = frozenset(
@@ -168,52 +233,19 @@ class Issue:
         return HINTS[self.code]
 
 
-@dataclass(slots=True)
-class Where:
-    """Where the record being decoded sits in its source."""
-
-    record_index: int | None = None
-    line: int | None = None
-    byte_offset: int | None = None
-
-
-@dataclass(slots=True)
-class IssueLog:
-    """Issues of one source, in the order they were found."""
-
-    issues: list[Issue] = field(default_factory=list)
-    _aggregated: dict[Code, Issue] = field(default_factory=dict)
-
-    def add(
-        self,
-        code: Code,
-        message: str,
-        where: Where,
-        json_path: str | None = None,
-        value: Any = None,
-        span_row: int | None = None,
-    ) -> None:
-        if code in AGGREGATED:
-            first = self._aggregated.get(code)
-            if first is not None:
-                first.occurrences += 1
-                return
-        issue = Issue(
-            code,
-            message,
-            where.record_index,
-            where.line,
-            where.byte_offset,
-            json_path,
-            excerpt(value),
-            span_row,
-        )
-        if code in AGGREGATED:
-            self._aggregated[code] = issue
-        self.issues.append(issue)
-
-    def count(self, code: Code) -> int:
-        return sum(i.occurrences for i in self.issues if i.code is code)
-
-    def has_errors(self) -> bool:
-        return any(i.severity is Severity.ERROR for i in self.issues)
+def issues_table(issues: list[Issue]) -> pa.Table:
+    """The ``issues`` rows of a source's issues (``contract.tables.ISSUES``)."""
+    rows = {name: [] for name in ISSUES.names}  # type: dict[str, list[Any]]
+    for i in issues:
+        rows["severity"].append(i.severity.value)
+        rows["code"].append(i.code.value)
+        rows["record_index"].append(i.record_index)
+        rows["line"].append(i.line)
+        rows["byte_offset"].append(i.byte_offset)
+        rows["json_path"].append(i.json_path)
+        rows["span_row"].append(i.span_row)
+        rows["message"].append(i.message)
+        rows["value_excerpt"].append(i.value_excerpt)
+        rows["hint"].append(i.hint)
+        rows["occurrences"].append(i.occurrences)
+    return conform(pa.table(rows, schema=ISSUES), ISSUES)
