@@ -15,11 +15,10 @@ import time
 from pathlib import Path
 
 from bench.common import OUT, Timing, console, report
-from valuechain.chains import derive_traces
 from valuechain.derive import derive_chains
-from valuechain.evidence.load import load_source_runs, load_trial_rows
 from valuechain.evidence.trials import build_trials
-from valuechain.pipeline import ImportOptions, import_paths
+from valuechain.pipeline.derive import derive_traces
+from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
 
@@ -52,13 +51,13 @@ def run(size_mb: int, trials: int = 100_000) -> list[Timing]:
         start = time.perf_counter()
         import_paths(db, [path], ImportOptions(derive=False))
         import_s = time.perf_counter() - start
-        traces = db.all_traces()
+        traces = sorted({trace for trace, _ in db.trace_runs()})
         n = len(traces)
         console.print(f"input: {path.name}, {megabytes:.0f} MB, {n} trials")
 
         start = time.perf_counter()
-        spans, attributes = load_trial_rows(db, traces)
-        sources = load_source_runs(db, traces)
+        spans, attributes = db.trial_rows(traces)
+        sources = db.trial_sources(traces)
         load_s = time.perf_counter() - start
         start = time.perf_counter()
         evidence = build_trials(spans, attributes, source_runs=sources)

@@ -32,7 +32,7 @@ import orjson
 
 from bench.common import OUT, Timing, console, machine, peak_tree_rss, report, timed
 from valuechain.ingest.decode import DecodeOptions, decode_export
-from valuechain.pipeline import ImportOptions, import_paths
+from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
 
@@ -177,7 +177,7 @@ def run_memory(size_mb: int = 2048) -> None:
         f"""
         import resource
         from valuechain.ingest.decode import DecodeOptions
-        from valuechain.pipeline import ImportOptions, import_paths
+        from valuechain.pipeline.imports import ImportOptions, import_paths
         from valuechain.store import Database
         with Database({str(store)!r}) as db:
             options = ImportOptions(decode=DecodeOptions(workers=0), derive=False)
@@ -246,12 +246,12 @@ def _fresh(db: Database, path: Path, options: ImportOptions) -> float:
     """Import ``path`` and time it, then remove it again so the next try imports it anew: the
     store's own undo of an unfinished import (every row from the source's offsets on), then
     its ledger row."""
-    offsets = db._next_rows()
+    offsets = db.next_rows()
     start = time.perf_counter()
     report = import_paths(db, [path], options)
     seconds = time.perf_counter() - start
     assert report.ok and report.sources[0].outcome == "imported"
-    db._undo_import(offsets)
+    db.undo_import(offsets)
     db.con.execute("DELETE FROM core.sources WHERE source_id = $s", {"s": offsets["source_id"]})
     return seconds
 

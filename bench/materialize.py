@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 from bench.common import Timing, console, report, timed
-from valuechain import sqlfiles
 from valuechain.materialize.analytics import (
     drop_temp_tables,
     epoch_ms,
@@ -34,7 +33,7 @@ from valuechain.materialize.analytics import (
     utc_now,
     validated_documents,
 )
-from valuechain.store import Database
+from valuechain.store import Database, sqlfiles
 
 LARGE = 1_000_000
 SMALL = 100_000

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 import valuechain
-from valuechain.chains import derive_traces, run_batches
 from valuechain.cli import main
+from valuechain.pipeline.derive import derive_traces, run_batches
 from valuechain.synth import SynthConfig, write_export
 
 EXAMPLE = "spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"

@@ -13,8 +13,8 @@ from pathlib import Path
 import orjson
 
 import valuechain
-from valuechain.chains import derive_traces
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.pipeline.derive import derive_traces
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden"
 EXAMPLE = "spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"

@@ -12,10 +12,9 @@ import duckdb
 import pytest
 
 import valuechain
-from valuechain import sqlfiles
 from valuechain.errors import StoreError, VersionAheadError
-from valuechain.pipeline import ImportOptions, import_paths
-from valuechain.store import STORE_SCHEMA_VERSION, Database, SourceWriter, open_database
+from valuechain.pipeline.imports import ImportOptions, import_paths, ledger_of
+from valuechain.store import STORE_SCHEMA_VERSION, Database, SourceWriter, open_database, sqlfiles
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
 Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
@@ -350,11 +349,13 @@ def test_a_failed_commit_rolls_back_everything(
     assert source.outcome == "imported"
 
 
-def test_commit_source_refuses_a_rejected_source(db: Database) -> None:
+def test_the_writer_refuses_a_rejected_source(db: Database, dump: Dump) -> None:
     decoded = valuechain.decode(b"not json")
     assert decoded.status == "rejected"
-    with pytest.raises(ValueError, match="never written"):
-        db.commit_source(decoded, 1)
+    before = dump(db)
+    with pytest.raises(ValueError, match="never written"), SourceWriter(db, "x", 1) as writer:
+        writer.finish(ledger_of(decoded), [])
+    assert dump(db) == before
 
 
 def test_import_ids_group_the_sources_of_one_call(

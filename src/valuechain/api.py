@@ -15,12 +15,12 @@ from typing import Any
 
 import polars as pl
 
-from valuechain.chains import DeriveSummary, derive_traces
 from valuechain.contract.documents import StageAnalyticsV1
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
-from valuechain.pipeline import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.pipeline.derive import DeriveSummary, derive_traces
+from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
 from valuechain.query.funnel import analytics_document, funnel_frame
 from valuechain.query.runs import runs_frame
 from valuechain.query.trial import TrialView, trial_view

@@ -16,10 +16,10 @@ import pytest
 from evidence_builders import EXAMPLE, attrs, example_spans, role
 
 from valuechain.derive import derive_chain, derive_measurements
-from valuechain.evidence.load import load_trial_rows, load_trials
 from valuechain.evidence.trials import TrialEvidence, build_trials, source_run_id
 from valuechain.ingest.decode import DecodedSource, decode_export
-from valuechain.pipeline import ImportOptions, import_file
+from valuechain.pipeline.derive import load_trials
+from valuechain.pipeline.imports import ImportOptions, import_file
 from valuechain.store import Database
 
 
@@ -195,7 +195,7 @@ def test_store_path_reads_the_same_rows(shared: Path, ev: TrialEvidence) -> None
     with Database(":memory:") as db:
         import_file(db, shared / EXAMPLE, 1, ImportOptions())
         traces = [t.hex() for t in ev.trials.column("trace_id").to_pylist()]
-        spans, attributes = load_trial_rows(db, traces)
+        spans, attributes = db.trial_rows(traces)
         assert (spans.num_rows, attributes.num_rows) == (72, 1744)  # no event attributes
         stored = load_trials(db, traces)
     assert stored.inputs == ev.inputs

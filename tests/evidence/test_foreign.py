@@ -9,10 +9,10 @@ import pytest
 from evidence_builders import evidence, request, value
 
 from valuechain.derive import derive_chain
-from valuechain.evidence.load import load_trials
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.ingest.decode import decode_export
-from valuechain.pipeline import ImportOptions, import_file
+from valuechain.pipeline.derive import load_trials
+from valuechain.pipeline.imports import ImportOptions, import_file
 from valuechain.store import Database
 
 CONFORMANCE = Path("conformance/otlp")

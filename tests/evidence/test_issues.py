@@ -24,9 +24,9 @@ from evidence_builders import (
     trial_spans,
 )
 
-from valuechain.evidence.load import load_trials
 from valuechain.evidence.trials import TrialEvidence
-from valuechain.pipeline import ImportOptions, import_file
+from valuechain.pipeline.derive import load_trials
+from valuechain.pipeline.imports import ImportOptions, import_file
 from valuechain.store import Database
 
 OTHER_TRACE = "0123456789abcdef0123456789abcdef"

@@ -7,10 +7,10 @@ from pathlib import Path
 import orjson
 from evidence_builders import FIRST_TRACE, contract, request, resource, trial_spans
 
-from valuechain.evidence.load import load_source_runs, load_trial_rows, load_trials
-from valuechain.pipeline import ImportOptions, import_file
-from valuechain.sqlfiles import folder
+from valuechain.pipeline.derive import load_trials
+from valuechain.pipeline.imports import ImportOptions, import_file
 from valuechain.store import Database
+from valuechain.store.sqlfiles import folder
 
 
 def test_sql_files_state_grain_reads_and_bind_their_params() -> None:
@@ -38,10 +38,10 @@ def test_a_trace_split_over_two_imports_is_read_whole(shared: Path, tmp_path: Pa
     with Database(":memory:") as db:
         import_file(db, first, 1, ImportOptions())
         import_file(db, second, 2, ImportOptions())
-        rows, attributes = load_trial_rows(db, [bytes.fromhex(FIRST_TRACE)])
+        rows, attributes = db.trial_rows([bytes.fromhex(FIRST_TRACE)])
         assert rows.num_rows == len(spans)
         assert set(attributes.column("owner_type").to_pylist()) == {"span", "resource"}
-        assert sorted(load_source_runs(db, [FIRST_TRACE])) == [1, 2]
+        assert sorted(db.trial_sources([FIRST_TRACE])) == [1, 2]
         stored = load_trials(db, [FIRST_TRACE.upper()])
         assert load_trials(db, ["ff" * 16]).trials.num_rows == 0
     assert stored.inputs == whole.inputs

@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from valuechain.ingest.decode import DecodeOptions, decode_export
-from valuechain.pipeline import ImportOptions, ImportReport, import_paths
+from valuechain.pipeline.imports import ImportOptions, ImportReport, import_paths
 from valuechain.store import Database
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from valuechain.ingest.decode import DecodedSource, decode_export
-from valuechain.pipeline import import_paths
+from valuechain.pipeline.imports import import_paths
 from valuechain.store import Database
 
 EXAMPLE = "mcpjam-eval-run-2cases-2models-2reps.otlp.json"

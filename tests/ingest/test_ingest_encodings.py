@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import pytest
 
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
-from valuechain.pipeline import ImportOptions, import_paths
+from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
 
 T = "5b8efff798038103d269b633813fc60c"

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
-from valuechain.pipeline import ImportOptions, commit
+from valuechain.pipeline.imports import ImportOptions, commit
 from valuechain.store import Database
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -30,7 +30,7 @@ from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.ingest.otlp_proto import parse_request
 from valuechain.ingest.parts import PartDecoder
 from valuechain.ingest.unpack import Unpacker, zstd_compress
-from valuechain.pipeline import ImportOptions, commit, import_paths
+from valuechain.pipeline.imports import ImportOptions, commit, import_paths
 from valuechain.store import Database
 from valuechain.synth import SynthConfig, _proto, write_export
 
@@ -417,7 +417,7 @@ def test_memory_stays_bounded_on_a_large_input(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import resource, sys
-        from valuechain.pipeline import ImportOptions, import_paths
+        from valuechain.pipeline.imports import ImportOptions, import_paths
         from valuechain.ingest.decode import DecodeOptions
         from valuechain.store import Database
         with Database({str(tmp_path / "s.duckdb")!r}) as db:

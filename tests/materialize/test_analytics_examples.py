@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from analytics_store import NOW_MS, Funnels, SetupCopy, TrialSpec
 
-from valuechain import sqlfiles
 from valuechain.contract.documents import (
     StageAnalyticsV1,
     StageTally,
@@ -28,6 +27,7 @@ from valuechain.contract.documents import (
 from valuechain.contract.vocab import ParityBlocker
 from valuechain.materialize.analytics import drop_temp_tables, parameters
 from valuechain.query.parity import stage_analytics_parity_blockers
+from valuechain.store import sqlfiles
 
 
 def tally_of(doc: dict[str, Any], stage: str, slice_index: int = 0) -> StageTally:

@@ -16,14 +16,13 @@ import pytest
 from analytics_store import NOW_MS, SetupCopy, TrialSpec, insert_setup, insert_trials
 from pydantic import TypeAdapter
 
-from valuechain import sqlfiles
 from valuechain.contract.documents import StageAnalyticsV1
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.contract.vocab import StageReason
 from valuechain.derive.jssem import JS_WHITESPACE as DERIVE_JS_WHITESPACE
 from valuechain.derive.jssem import js_json, utf16_sort_key
 from valuechain.materialize import analytics
-from valuechain.store import Database
+from valuechain.store import Database, sqlfiles
 
 PARAMS = analytics.parameters(None, NOW_MS)
 R = {r.value: i + 1 for i, r in enumerate(StageReason)}  # reason → vocabulary position

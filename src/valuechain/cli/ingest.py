@@ -15,7 +15,7 @@ from rich.table import Table
 from valuechain import api
 from valuechain.cli.app import ANALYZER, FORMAT, OUTPUT, emit, err, main, open_store, out
 from valuechain.errors import UsageError
-from valuechain.pipeline import ImportReport, plan
+from valuechain.pipeline.imports import ImportReport, plan
 from valuechain.report.formats import Format
 
 

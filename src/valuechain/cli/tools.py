@@ -10,11 +10,11 @@ import click
 from valuechain import api
 from valuechain.cli.app import main, out
 from valuechain.cli.ingest import print_import_report, run_import
+from valuechain.cli.sample import sample_export_path
 from valuechain.errors import UsageError
 from valuechain.report.formats import to_rich_table
 from valuechain.report.funnel import render_funnel
 from valuechain.report.trial import render_trial
-from valuechain.sample import sample_export_path
 
 DEMO_STORE = "valuechain-demo.duckdb"
 

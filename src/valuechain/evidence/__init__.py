@@ -1,7 +1,7 @@
 """Evidence adapter: span rows → trials and one `StageDerivationInput` each (TRACE-FORMAT §3).
 
 `build_trials` is the pure core (Arrow/polars in, Arrow and frozen inputs out);
-`evidence.load` is the store edge that reads a set of traces' rows with `sql/evidence/`.
+The store reads the rows of a set of traces (`Database.trial_rows`); the pipeline hands them here.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 TRACE-FORMAT §3.7: `authored.*` is copied from `mcp.app.authored.*`; when the producer did
 not send it, it is inferred from the case keys and grader rows the export does carry, by
-CONTRACT §2.3's one implementation, `derive.build_stage_authored_case`, over the trace-side
-facts restated as the case source and steps it reads.
+CONTRACT §2.3's one implementation (`contract.authored.build_stage_authored_case`, shared
+with derivation), over the trace-side facts restated as the case source and steps it reads.
 
 Foreign traces (§3.8) get CONTRACT's chat-session form instead.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from valuechain.contract.authored import TOOL_CALL_STEP, build_stage_authored_case
 from valuechain.contract.derivation import AuthoredCaseSource, AuthoredStep, StageAuthoredCase
 from valuechain.contract.vocab import AuthoredMode, ToolExpectation
-from valuechain.derive.authored import TOOL_CALL_STEP, build_stage_authored_case
 
 
 @dataclass(frozen=True, slots=True)

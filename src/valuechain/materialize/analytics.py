@@ -34,7 +34,6 @@ from typing import Any, Final
 
 import duckdb
 
-from valuechain import sqlfiles
 from valuechain.contract.documents import (
     MAX_HOST_SLICES,
     MAX_INTENT_SLICES,
@@ -54,6 +53,7 @@ from valuechain.contract.vocab import (
     SliceDimension,
     StageReason,
 )
+from valuechain.store import sqlfiles
 
 Clock = Callable[[], datetime]
 

@@ -22,7 +22,7 @@ from valuechain.contract.vocab import (
     StageState,
 )
 from valuechain.errors import UsageError
-from valuechain.sqlfiles import statement
+from valuechain.store.sqlfiles import statement
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ SAMPLE_NAME = "sample-export.otlp.jsonl.gz"
 
 def sample_export_path() -> Path:
     """The sample export ``make demo`` imports."""
-    checkout = Path(__file__).resolve().parents[2] / "fixtures" / "sample" / SAMPLE_NAME
+    checkout = Path(__file__).resolve().parents[3] / "fixtures" / "sample" / SAMPLE_NAME
     if checkout.is_file():
         return checkout
     return Path(str(resources.files("valuechain") / "_sample" / SAMPLE_NAME))

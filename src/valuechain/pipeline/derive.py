@@ -25,7 +25,6 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREME
 from valuechain.contract.vocab import STAGES, SetupPhase
 from valuechain.derive import derive_chains, derive_measurements, stage_measurement_disagreements
 from valuechain.derive.jssem import js_json
-from valuechain.evidence.load import load_source_runs, load_trial_rows
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.store import Database
@@ -109,9 +108,7 @@ def run_batches(
 def _derive_batch(
     db: Database, traces: list[bytes], analyzer: int, content_changed: bool
 ) -> DeriveSummary:
-    spans, attributes = load_trial_rows(db, traces)
-    source_runs = load_source_runs(db, traces)
-    evidence = build_trials(spans, attributes, source_runs=source_runs)
+    evidence = load_trials(db, traces)
     derived = derive_chains([i for i in evidence.inputs if i is not None], analyzer=analyzer)
     chain, outcome, measurements = _derived_tables(evidence, derived, analyzer)
     setup, flags = _signal_tables(evidence)
@@ -141,6 +138,12 @@ def _derive_batch(
         tuple(sorted(set(evidence.trials.column("run_id").to_pylist()))),
         evidence.issues.num_rows,
     )
+
+
+def load_trials(db: Database, trace_ids: Sequence[str | bytes]) -> TrialEvidence:
+    """The evidence adapter over the stored rows of the given traces."""
+    spans, attributes = db.trial_rows(trace_ids)
+    return build_trials(spans, attributes, source_runs=db.trial_sources(trace_ids))
 
 
 def _derived_tables(

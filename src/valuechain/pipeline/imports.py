@@ -18,15 +18,16 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 
-from valuechain.chains import DeriveSummary, derive_traces
-from valuechain.contract.issues import HINTS, Code, Issue, Severity
+from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, Severity
+from valuechain.contract.ledger import SourceLedger
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
 from valuechain.ingest.read import Missing, Skipped, expand_paths
 from valuechain.ingest.source import DecodedSource, DecodeOptions, pointer
 from valuechain.ingest.stream import SourceStream
 from valuechain.ingest.unpack import READ_CHUNK, file_chunks
-from valuechain.store import Committed, Database
+from valuechain.pipeline.derive import DeriveSummary, derive_traces
+from valuechain.store import Committed, Database, SourceWriter
 
 ProgressFn = Callable[[int], None]
 
@@ -180,7 +181,7 @@ def import_file(
     chunks = file_chunks(path, min(options.decode.batch_bytes, READ_CHUNK))
     stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
     try:
-        with db.source_writer(name, import_id) as writer:
+        with SourceWriter(db, name, import_id) as writer:
             for batch in stream:
                 writer.add(batch.tables, batch.issues)
             decoded = stream.result
@@ -188,7 +189,7 @@ def import_file(
             if result.error is not None:
                 writer.abort()
                 return result
-            committed = writer.finish(decoded, stream.merger.closing_issues())
+            committed = writer.finish(ledger_of(decoded), stream.merger.closing_issues())
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
     trace_ids = tuple(sorted(stream.merger.trace_ids))
@@ -208,10 +209,37 @@ def commit(
     result = _verdict(decoded, options)
     if result.error is not None:
         return result
-    committed = db.commit_source(decoded, import_id)
+    with SourceWriter(db, decoded.source, import_id) as writer:
+        batch_tables = {k: v for k, v in decoded.tables.items() if k != "issues"}
+        writer.add(batch_tables, [i for i in decoded.issues if i.code not in AGGREGATED])
+        committed = writer.finish(
+            ledger_of(decoded), [i for i in decoded.issues if i.code in AGGREGATED]
+        )
     spans = decoded.tables["spans"]
     trace_ids = tuple(pc.unique(spans.column("trace_id")).to_pylist())
     return _committed(result, decoded, committed, trace_ids)
+
+
+def ledger_of(decoded: DecodedSource) -> SourceLedger:
+    """The ledger record of a decoded source, for the store."""
+    acct = decoded.accounting
+    return SourceLedger(
+        sha256=decoded.sha256,
+        bytes_raw=decoded.bytes_raw,
+        bytes_decoded=decoded.bytes_decoded,
+        compression=decoded.compression,
+        framing=decoded.framing,
+        encoding_flavor=decoded.encoding_flavor,
+        status=decoded.status,
+        records_read=acct.records_read,
+        records_ingested=acct.records_ingested,
+        records_other_signal=acct.records_other_signal,
+        records_quarantined=acct.records_quarantined,
+        spans_read=acct.spans_read,
+        spans_quarantined=acct.spans_quarantined,
+        attributes_read=acct.attributes_read,
+        attributes_quarantined=acct.attributes_quarantined,
+    )
 
 
 def _verdict(decoded: DecodedSource, options: ImportOptions) -> SourceResult:
@@ -242,6 +270,9 @@ def _committed(
     committed: Committed,
     trace_ids: tuple[bytes, ...],
 ) -> SourceResult:
+    # the store saw earlier imports; the decoder's accounting learns what it deduplicated
+    decoded.accounting.spans_deduplicated = committed.spans_deduplicated
+    decoded.accounting.attributes_deduplicated = committed.attributes_deduplicated
     result.outcome = "partial" if decoded.status == "partial" else "imported"
     result.spans = committed.span_rows
     result.spans_deduplicated = committed.spans_deduplicated

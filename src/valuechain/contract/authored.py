@@ -2,7 +2,8 @@
 
 Reference: `stage-authored-case.ts` (`buildStageAuthoredCase`). Authors never toggle stages;
 every field is inferred, so a stage the case never exercises is `notApplicable` rather than
-an evidence gap.
+an evidence gap. It lives in the contract because two stages need the one implementation:
+the evidence adapter infers the case an export did not send, derivation reads the result.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from valuechain.contract.derivation import AuthoredCaseSource, AuthoredStep, StageAuthoredCase
+from valuechain.contract.predicates import POSITIVE_TOOL_CALL_KINDS, is_selection_kind
 from valuechain.contract.vocab import AuthoredMode
-from valuechain.derive.routing import POSITIVE_TOOL_CALL_KINDS, is_selection_kind
 
 # Step kinds as the reference's `steps.ts` spells them (`isToolCallStep`, `isAssertStep`).
 TOOL_CALL_STEP = "toolCall"

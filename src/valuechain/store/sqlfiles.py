@@ -37,7 +37,7 @@ class SqlFile:
 
 def sql_root() -> Path:
     """``sql/`` of the checkout when running from one, else the copy inside the wheel."""
-    checkout = Path(__file__).resolve().parents[2] / "sql"
+    checkout = Path(__file__).resolve().parents[3] / "sql"
     if checkout.is_dir():
         return checkout
     return Path(str(resources.files("valuechain") / "_sql"))

@@ -1,0 +1,26 @@
+"""The DuckDB store: one file, a schema version, atomic per-source imports, an import ledger.
+
+Stored tables live in the DuckDB schema ``core``; users read the views of ``main``. The store
+depends on ``contract`` only: stages hand it Arrow tables and ledger records.
+"""
+
+from __future__ import annotations
+
+from valuechain.store.database import (
+    DEFAULT_STORE,
+    STORE_SCHEMA_VERSION,
+    Database,
+    default_store_path,
+    open_database,
+)
+from valuechain.store.writer import Committed, SourceWriter
+
+__all__ = [
+    "DEFAULT_STORE",
+    "STORE_SCHEMA_VERSION",
+    "Committed",
+    "Database",
+    "SourceWriter",
+    "default_store_path",
+    "open_database",
+]

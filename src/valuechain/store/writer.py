@@ -1,0 +1,184 @@
+"""One source's import, batch by batch: bounded memory, all or nothing (``SourceWriter``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import pyarrow as pa
+
+from valuechain.contract.issues import HINTS, Code, Issue, issues_table
+from valuechain.contract.ledger import SourceLedger
+from valuechain.store import sqlfiles
+from valuechain.store.database import BEGIN_IMPORT, Database
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """What committing one source wrote."""
+
+    source_id: int
+    span_rows: int
+    spans_deduplicated: int
+    attributes_deduplicated: int
+    conflicts: int
+
+
+class SourceWriter:
+    """One source's import: ``add`` each batch in order, then ``finish`` (or leave the ``with``
+    block with an exception, which undoes everything: a rejected or failed source leaves the
+    store exactly as it was).
+
+    A transaction holds at most one batch: each batch is committed when the next one arrives,
+    so memory stays bounded however large the source is (one transaction holding a whole
+    multi-gigabyte source keeps it all in memory), while a one-batch source is still one
+    transaction. Atomicity comes from an in-progress mark written first with the row ids the
+    source starts from: until ``finish`` writes the ledger row and clears the mark, ``abort`` —
+    or, after a crash, the next writable open of the store — deletes every row from those
+    offsets on (``sql/ingest/5xx``). Batches carry source-local row ids
+    (``ingest.decode.rebase``). Each batch runs the ``sql/ingest/1xx`` statements
+    (deduplication against everything stored so far, this source's earlier batches included,
+    then the inserts); ``finish`` writes the closing issues and the ledger row (``9xx``).
+    """
+
+    def __init__(self, db: Database, path: str, import_id: int) -> None:
+        self.db = db
+        self.con = db.con
+        self.path = path
+        self.import_id = import_id
+        self.offsets: dict[str, int] = {}
+        self.params: dict[str, Any] = {}
+        self.span_rows = self.attribute_rows = 0
+        self.spans_deduplicated = self.attributes_deduplicated = 0
+        self.conflicts = 0
+        self._open = False  # between a successful start and finish/abort
+        self._batch_pending = False  # the open transaction holds a batch not yet committed
+        self._committed = False  # some of this source is committed: undoing needs deletes
+
+    def __enter__(self) -> SourceWriter:
+        self.con.begin()
+        try:
+            self.offsets = self.db.next_rows()
+            self.params = {
+                **self.offsets,
+                "hint": None,
+                "import_id": self.import_id,
+                "path": self.path,
+            }
+            begin = sqlfiles.statement(BEGIN_IMPORT)
+            self.con.execute(begin.text, {"marker": json.dumps(self.offsets, sort_keys=True)})
+        except BaseException:
+            self.con.rollback()
+            raise
+        self._open = True
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._open:  # an exception, or a source that was never finished: nothing stays
+            self.abort()
+
+    def abort(self) -> None:
+        """Undo everything this source wrote (its committed batches included)."""
+        if not self._open:
+            return
+        self._open = False
+        self.con.rollback()
+        if self._committed:
+            self.db.undo_import(self.offsets)
+
+    def add(self, batch_tables: dict[str, pa.Table], issues: list[Issue]) -> None:
+        """Write one batch: its rows (deduplicated) and its issues; the batch before it, if
+        any, is committed first."""
+        if not self._open:
+            raise RuntimeError("the source's import is over; start a new writer")
+        con, params = self.con, self.params
+        staged = {**batch_tables, "issues": issues_table(issues)}
+        try:
+            if self._batch_pending:
+                con.commit()
+                self._committed = True
+                con.begin()
+            for name, table in staged.items():
+                con.register(f"staged_{name}", table)
+            for sql in _batch_statements():
+                if sql.name.endswith("_dedup_counts.sql"):
+                    row = self.db.fetch_one(sql.text, sql.bind(params))
+                    if row:
+                        self.spans_deduplicated += int(row[0])
+                        self.attributes_deduplicated += int(row[1])
+                    continue
+                params["hint"] = _hint_for(sql.name)
+                con.execute(sql.text, sql.bind(params))
+            conflicts = self.db.fetch_one("SELECT count(*) FROM conflicts")
+            self.conflicts += int(conflicts[0]) if conflicts else 0
+            self._batch_pending = True
+        except BaseException:
+            self.abort()
+            raise
+        finally:
+            for name in staged:
+                con.unregister(f"staged_{name}")
+        self.span_rows += batch_tables["spans"].num_rows
+        self.attribute_rows += batch_tables["attributes"].num_rows
+
+    def finish(self, ledger: SourceLedger, closing: list[Issue]) -> Committed:
+        """Write the closing issues and the ledger row, and commit the source."""
+        if ledger.status == "rejected":
+            self.abort()
+            raise ValueError("a rejected source is never written to the store")
+        con, params = self.con, self.params
+        params.update(self._ledger(ledger))
+        try:
+            con.register("staged_closing_issues", issues_table(closing))
+            for sql in _closing_statements():
+                params["hint"] = _hint_for(sql.name)
+                con.execute(sql.text, sql.bind(params))
+            con.commit()
+            self._open = False
+        except BaseException:
+            self.abort()
+            raise
+        finally:
+            con.unregister("staged_closing_issues")
+        return Committed(
+            self.offsets["source_id"],
+            params["span_rows"],
+            self.spans_deduplicated,
+            self.attributes_deduplicated,
+            self.conflicts,
+        )
+
+    def _ledger(self, ledger: SourceLedger) -> dict[str, Any]:
+        """The ledger row: the decoder's counts plus the rows this store kept of them."""
+        return {
+            **asdict(ledger),
+            "span_rows": self.span_rows - self.spans_deduplicated,
+            "spans_deduplicated": self.spans_deduplicated,
+            "attribute_rows": self.attribute_rows - self.attributes_deduplicated,
+            "attributes_deduplicated": self.attributes_deduplicated,
+            "imported_at": datetime.now(UTC),
+        }
+
+
+def _batch_statements() -> list[sqlfiles.SqlFile]:
+    return [f for f in sqlfiles.folder("ingest") if f.name.startswith("ingest/1")]
+
+
+def _closing_statements() -> list[sqlfiles.SqlFile]:
+    return [f for f in sqlfiles.folder("ingest") if f.name.startswith("ingest/9")]
+
+
+def _hint_for(sql_name: str) -> str | None:
+    if sql_name.endswith("_conflict_issues.sql"):
+        return HINTS[Code.W_DUPLICATE_CONFLICT]
+    if sql_name.endswith("_identical_issue.sql"):
+        return HINTS[Code.I_DUPLICATE_IDENTICAL]
+    return None
