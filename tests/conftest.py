@@ -64,6 +64,31 @@ def ndjson(*objs: Any) -> bytes:
     return b"".join(orjson.dumps(o) + b"\n" for o in objs)
 
 
+def rich_request() -> dict[str, Any]:
+    """One request touching every table: resource, scope, spans, attributes, events, links."""
+    return request(
+        span(1),
+        span(
+            2,
+            parentSpanId=f"{1:016x}",
+            spanId="AAAAAAAAAAI=",  # base64 of ...02, to exercise the hex views
+            events=[
+                {
+                    "timeUnixNano": str(START_NS),
+                    "name": "e",
+                    "attributes": [{"key": "x", "value": {"boolValue": True}}],
+                }
+            ],
+            links=[{"traceId": TRACE_ID.upper(), "spanId": f"{1:016X}"}],
+            attributes=[
+                {"key": "big", "value": {"stringValue": "x" * 100}},
+                {"key": "odd", "value": {"weird": 1}},
+            ],
+        ),
+        span(3, spanId="0x03"),  # quarantined
+    )
+
+
 def attribute_rows(decoded: DecodedSource) -> int:
     return decoded.tables["attributes"].num_rows if "attributes" in decoded.tables else 0
 
@@ -81,6 +106,7 @@ def otlp() -> SimpleNamespace:
         START_NS=START_NS,
         span=span,
         request=request,
+        rich_request=rich_request,
         dumps=dumps,
         ndjson=ndjson,
         attribute_rows=attribute_rows,

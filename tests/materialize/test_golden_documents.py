@@ -16,7 +16,7 @@ import valuechain
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import derive_traces
 
-GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden"
 EXAMPLE = "spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"
 FIXED = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

@@ -1,0 +1,133 @@
+"""One source's import, batch by batch: all or nothing, undone after a failure or a crash."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import duckdb
+import pytest
+
+import valuechain
+from valuechain.errors import StoreError
+from valuechain.pipeline.imports import ImportOptions, import_paths, ledger_of
+from valuechain.store import Database, SourceWriter, sqlfiles
+
+Write = Callable[[str, bytes | dict[str, Any]], Path]
+
+
+Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
+
+
+def test_a_failed_commit_rolls_back_everything(
+    db: Database, otlp: SimpleNamespace, write: Write, dump: Dump, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert import_paths(db, [write("first.json", otlp.request(otlp.span(1)))]).ok
+    before = dump(db)
+    real = sqlfiles.folder
+
+    def broken(name: str) -> tuple[sqlfiles.SqlFile, ...]:
+        files = real(name)
+        if name != "ingest":
+            return files
+        # fail after spans, attributes, events and links were written, before the ledger row
+        return tuple(
+            sqlfiles.SqlFile(f.name, "SELECT error('disk on fire')")
+            if f.name.endswith("_insert_issues.sql")
+            else f
+            for f in files
+        )
+
+    monkeypatch.setattr(sqlfiles, "folder", broken)
+    path = write("second.json", otlp.rich_request())
+    with pytest.raises(duckdb.Error, match="disk on fire"):
+        import_paths(db, [path])
+    assert dump(db) == before
+    monkeypatch.setattr(sqlfiles, "folder", real)
+    (source,) = import_paths(db, [path]).sources  # not mistaken for already imported
+    assert source.outcome == "imported"
+
+
+def test_the_writer_refuses_a_rejected_source(db: Database, dump: Dump) -> None:
+    decoded = valuechain.decode(b"not json")
+    assert decoded.status == "rejected"
+    before = dump(db)
+    with pytest.raises(ValueError, match="never written"), SourceWriter(db, "x", 1) as writer:
+        writer.finish(ledger_of(decoded), [])
+    assert dump(db) == before
+
+
+def _batched() -> ImportOptions:
+    """Options that cut an NDJSON source into one batch per line or so (several commits)."""
+    return ImportOptions(decode=dataclasses.replace(ImportOptions().decode, batch_bytes=64))
+
+
+def _failing_on_batch(monkeypatch: pytest.MonkeyPatch, n: int) -> dict[str, int]:
+    """The ``n``-th batch of the next import fails after the earlier ones committed; the
+    returned dict tells how many spans were stored and marked conflicting at that moment."""
+    real_add = SourceWriter.add
+    seen = {"calls": 0}
+
+    def add(self: SourceWriter, *args: Any) -> None:
+        seen["calls"] += 1
+        if seen["calls"] == n:
+            counts = self.con.execute(
+                "SELECT count(*), count(dup_group) FROM core.spans"
+            ).fetchone()
+            assert counts is not None
+            seen["spans"], seen["marked"] = counts
+            raise RuntimeError("disk on fire")
+        real_add(self, *args)
+
+    monkeypatch.setattr(SourceWriter, "add", add)
+    return seen
+
+
+def test_a_source_failing_after_committed_batches_leaves_the_store_as_it_was(
+    db: Database, otlp: SimpleNamespace, write: Write, dump: Dump, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the stored span 1 and the new source's first span 1 conflict: the import marks the stored
+    # one with a dup_group in its first batch, and undoing the import must clear it again
+    assert import_paths(db, [write("first.json", otlp.request(otlp.span(1)))]).ok
+    before = dump(db)
+    lines = [otlp.request(otlp.span(1, name="changed"))]
+    lines += [otlp.request(otlp.span(n)) for n in range(2, 12)]
+    path = write("second.jsonl", otlp.ndjson(*lines))
+    seen = _failing_on_batch(monkeypatch, 4)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        import_paths(db, [path], _batched())
+    assert seen["spans"] > 2 and seen["marked"] == 2  # earlier batches had committed
+    assert dump(db) == before
+    monkeypatch.undo()
+    (source,) = import_paths(db, [path], _batched()).sources
+    assert source.outcome == "imported"
+    marked = db.sql("SELECT count(*) FROM core.spans WHERE dup_group IS NOT NULL").item()
+    assert marked == 2
+
+
+def test_an_import_cut_short_by_a_crash_is_undone_when_the_store_next_opens(
+    tmp_path: Path, otlp: SimpleNamespace, write: Write, dump: Dump, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "crash.duckdb"
+    with Database(store) as db:
+        assert import_paths(db, [write("first.json", otlp.request(otlp.span(1)))]).ok
+        before = dump(db)
+    lines = [otlp.request(otlp.span(n, trace_id=f"{n:032x}")) for n in range(2, 12)]
+    path = write("second.jsonl", otlp.ndjson(*lines))
+    seen = _failing_on_batch(monkeypatch, 4)
+    monkeypatch.setattr(SourceWriter, "abort", lambda self: None)  # the process dies here
+    with Database(store) as db, pytest.raises(RuntimeError, match="disk on fire"):
+        import_paths(db, [path], _batched())
+    assert seen["spans"] > 2  # batches had committed
+    monkeypatch.undo()
+    with pytest.raises(StoreError, match="interrupted") as refused:
+        Database(store, read_only=True)
+    assert "undoes the unfinished import" in refused.value.render()
+    with Database(store) as db:
+        assert dump(db) == before
+        (source,) = import_paths(db, [path], _batched()).sources
+        assert source.outcome == "imported"
+        assert db.sql("SELECT count(*) FROM core.spans").item() == 11
