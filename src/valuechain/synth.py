@@ -36,6 +36,8 @@ from valuechain.synth_attrs import (
     Tool,
     case_pairs,
     chain_attributes,
+    connect_pairs,
+    discover_pairs,
     judge_pairs,
     matcher_pairs,
     predicate_rows,
@@ -316,28 +318,11 @@ class _Trial:
         """Connect and discover spans (§3.5 Connect, Discover): both ids and the end time."""
         server, rng = self.suite.server, self.rng
         a = self.attrs("connect")
-        a.extend(
-            ("mcp.method.name", "initialize"),
-            ("mcp.app.server.name", server.name),
-            ("network.transport", "tcp"),
-            ("server.address", server.address),
-            ("server.port", 443),
-            ("jsonrpc.request.id", "0"),
-            ("mcp.protocol.version", "2025-11-25"),
-            ("mcp.session.id", self.session),
-            ("mcp.app.connect.outcome", "ok"),
-        )
+        a.extend(*connect_pairs(server, self.session, "ok"))
         end = 5 + rng.randint(90, 320)
         connect = self.span(self.root_id, "initialize", _CLIENT, (5, end), a, status=_OK)
         a = self.attrs("discover")
-        a.extend(
-            ("mcp.method.name", "tools/list"),
-            ("mcp.app.server.name", server.name),
-            ("jsonrpc.request.id", "1"),
-            ("mcp.app.discovery.outcome", "ok"),
-            ("mcp.app.discovery.tool_count", len(server.tools)),
-            ("mcp.app.discovery.tool_names", [t.name for t in server.tools]),
-        )
+        a.extend(*discover_pairs(server, "ok"))
         when = (end + 5, end + 5 + rng.randint(30, 140))
         discover = self.span(self.root_id, "tools/list", _CLIENT, when, a, status=_OK)
         return connect, discover, when[1]
@@ -434,28 +419,51 @@ class _Trial:
 
     def turn(self, start: int, calls: list[_Call]) -> int:
         """Turn 0 (§3.5 Turn): model steps, the calls they request, the final answer."""
-        rng, turn_id = self.rng, _hex(self.rng, 8)
-        rounds: list[list[_Call]] = []
-        for call in calls:  # parallel calls share a model step; otherwise the model asks again
+        turn_id, rounds = _hex(self.rng, 8), self.rounds(calls)
+        t = self.steps(turn_id, start + 10, self.rng.randint(600, 1500), [*rounds, []])
+        self.turn_span(turn_id, (start, t), _OK)
+        return t
+
+    def rounds(self, calls: list[_Call]) -> list[list[_Call]]:
+        """Mint the call ids; parallel calls share a model step, otherwise the model asks again."""
+        rng, rounds = self.rng, list[list[_Call]]()
+        for call in calls:
             call.call_id = self.model.call_prefix + _token(rng, 22)
             if not rounds or rng.random() < 0.4:
                 rounds.append([call])
             else:
                 rounds[-1].append(call)
-        t, step, prompt_tokens, request_id = start + 10, 0, rng.randint(600, 1500), 3
-        for batch in [*rounds, []]:
-            t, out = self.llm(turn_id, step, t, prompt_tokens, batch)
+        return rounds
+
+    def steps(self, turn: str, start: int, prompt_tokens: int, batches: list[list[_Call]]) -> int:
+        """One model step per batch, then the calls it asked for; returns the end time."""
+        rng, t, step, request_id = self.rng, start, 0, 3
+        for batch in batches:
+            t, out = self.llm(turn, step, t, prompt_tokens, batch)
             prompt_tokens += out + sum(rng.randint(60, 400) for _ in batch)
             for call in batch:  # tool steps are numbered between model steps (§3.9)
-                t = self.tool(turn_id, call, t + 5, request_id)
+                t = self.tool(turn, call, t + 5, request_id)
                 step, request_id = step + 1, request_id + 1
             step, t = step + 1, t + 5
+        return t
+
+    def turn_span(self, turn: str, when: tuple[int, int], status: int, message: str = "") -> None:
+        """The turn's own span (§3.5 Turn): the user's prompt in, the final answer out."""
         a = self.attrs("turn", "CHAIN")
         a.add("mcp.app.turn.index", 0)
         a.content("input.value", self.case.prompt, "text/plain")
-        a.content("output.value", self.answer, "text/plain")
-        self.span(self.root_id, "turn 0", _INTERNAL, (start, t), a, status=_OK, span_id=turn_id)
-        return t
+        if self.answer:  # a turn cut short has no final answer
+            a.content("output.value", self.answer, "text/plain")
+        self.span(
+            self.root_id,
+            "turn 0",
+            _INTERNAL,
+            when,
+            a,
+            status=status,
+            message=message,
+            span_id=turn,
+        )
 
     def grader(self, start: int, scorer: str, pairs: Pairs, slow: bool = False) -> int:
         """One grader span (§3.5 Grader): verdicts are attributes, never span status (§3.3)."""

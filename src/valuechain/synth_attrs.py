@@ -253,6 +253,35 @@ MATCH_DEFAULTS: Pairs = [  # CONTRACT §2.4 defaults, written out as §3.9 does
 ]
 
 
+def connect_pairs(server: Server, session: str, outcome: str) -> Pairs:
+    """The initialize span's keys (§3.5 Connect); `outcome` is ok or failed."""
+    return [
+        ("mcp.method.name", "initialize"),
+        ("mcp.app.server.name", server.name),
+        ("network.transport", "tcp"),
+        ("server.address", server.address),
+        ("server.port", 443),
+        ("jsonrpc.request.id", "0"),
+        ("mcp.protocol.version", "2025-11-25"),
+        ("mcp.session.id", session),
+        ("mcp.app.connect.outcome", outcome),
+    ]
+
+
+def discover_pairs(server: Server, outcome: str) -> Pairs:
+    """The tools/list span's keys (§3.5 Discover); the tool list only when it was listed."""
+    pairs: Pairs = [
+        ("mcp.method.name", "tools/list"),
+        ("mcp.app.server.name", server.name),
+        ("jsonrpc.request.id", "1"),
+        ("mcp.app.discovery.outcome", outcome),
+    ]
+    if outcome == "ok":
+        pairs.append(("mcp.app.discovery.tool_count", len(server.tools)))
+        pairs.append(("mcp.app.discovery.tool_names", [t.name for t in server.tools]))
+    return pairs
+
+
 def case_pairs(case: Case) -> Pairs:
     """Case identity and the authored case the producer inferred (§3.5, CONTRACT §2.3)."""
     return [

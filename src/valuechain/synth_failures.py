@@ -79,6 +79,8 @@ from valuechain.synth_attrs import (
     any_value,
     case_pairs,
     chain_attributes,
+    connect_pairs,
+    discover_pairs,
     grader_pairs,
     to_json,
     variant_pairs,
@@ -205,6 +207,20 @@ def _expect(*items: str) -> frozenset[tuple[str, str]]:
     return frozenset(out)
 
 
+def _initialize_failed(connect: str, error: str, status: str = "failed") -> Plan:
+    """An initialize that failed (`connect` says whose side): nothing after it, no trace kept."""
+    return Plan(
+        fits="any",
+        status=status,
+        error=error,
+        connect=connect,
+        discover="none",
+        turn="none",
+        graded=False,
+        trace_absent=True,
+    )
+
+
 _JUDGED = (Check("noToolErrors"), Check("responseContains", role="advisory"))  # judge decides
 
 # fmt: off
@@ -216,23 +232,20 @@ CATALOGUE: tuple[Scenario, ...] = (
              "tools/list, turn or grader spans",
              _expect("connection:connectFailed", "discovery:earlierStageFailed",
                      "later:earlierStageFailed"),
-             Plan(fits="any", status="failed", error="MCP initialize failed: HTTP 502 Bad Gateway",
-                  connect="failed_theirs_egress", discover="none", turn="none", graded=False,
-                  trace_absent=True), "setup"),
+             _initialize_failed("failed_theirs_egress",
+                                "MCP initialize failed: HTTP 502 Bad Gateway"), "setup"),
     Scenario("egress_unverified",
              "initialize span ERROR, no egress canary; root: trial.status failed, "
              "evidence.trace_absent, setup.connection {failed, theirs, egress_verified false}",
              _expect("connection:egressUnverified", "discovery:traceAbsent", "later:setupAborted"),
-             Plan(fits="any", status="failed", error="MCP initialize failed: connection reset",
-                  connect="failed_theirs", discover="none", turn="none", graded=False,
-                  trace_absent=True), "setup"),
+             _initialize_failed("failed_theirs", "MCP initialize failed: connection reset"),
+             "setup"),
     Scenario("setup_aborted",
              "initialize span ERROR on our side (TLS config); root: trial.status setup_failed, "
              "evidence.trace_absent, setup.connection {failed, ours}",
              _expect("connection:setupAborted", "discovery:traceAbsent", "later:setupAborted"),
-             Plan(fits="any", status="setup_failed", error="client TLS bundle missing",
-                  connect="failed_ours", discover="none", turn="none", graded=False,
-                  trace_absent=True), "setup"),
+             _initialize_failed("failed_ours", "client TLS bundle missing", "setup_failed"),
+             "setup"),
     Scenario("tools_list_failed",
              "tools/list span ERROR with JSON-RPC -32603; root: trial.status failed, "
              "evidence.trace_absent, setup.discovery {failed, theirs}, no tool counts",
@@ -542,17 +555,7 @@ class FailureTrial(_Trial):
         if plan.connect == "none":
             return t
         a = self.attrs("connect")
-        a.extend(
-            ("mcp.method.name", "initialize"),
-            ("mcp.app.server.name", server.name),
-            ("network.transport", "tcp"),
-            ("server.address", server.address),
-            ("server.port", 443),
-            ("jsonrpc.request.id", "0"),
-            ("mcp.protocol.version", "2025-11-25"),
-            ("mcp.session.id", self.session),
-            ("mcp.app.connect.outcome", "ok" if plan.connect == "ok" else "failed"),
-        )
+        a.extend(*connect_pairs(server, self.session, "ok" if plan.connect == "ok" else "failed"))
         message = ""
         if plan.connect in ("failed_theirs", "failed_theirs_egress"):
             a.add("error.type", "502" if plan.connect == "failed_theirs_egress" else "ECONNRESET")
@@ -577,19 +580,9 @@ class FailureTrial(_Trial):
         if plan.connect != "ok" or plan.discover == "none":
             return end
         a = self.attrs("discover")
-        a.extend(
-            ("mcp.method.name", "tools/list"),
-            ("mcp.app.server.name", server.name),
-            ("jsonrpc.request.id", "1"),
-            ("mcp.app.discovery.outcome", "ok" if plan.discover == "ok" else "failed"),
-        )
+        a.extend(*discover_pairs(server, "ok" if plan.discover == "ok" else "failed"))
         message = ""
-        if plan.discover == "ok":
-            a.extend(
-                ("mcp.app.discovery.tool_count", len(server.tools)),
-                ("mcp.app.discovery.tool_names", [t.name for t in server.tools]),
-            )
-        elif plan.discover == "failed_theirs":  # the server answered with a JSON-RPC error
+        if plan.discover == "failed_theirs":  # the server answered with a JSON-RPC error
             code = str(_INTERNAL_ERROR)
             a.extend(("error.type", code), ("rpc.status_code", code))
             a.add("rpc.response.status_code", code)
@@ -597,7 +590,7 @@ class FailureTrial(_Trial):
         elif plan.discover == "failed_unknown":
             a.add("error.type", str(_REQUEST_TIMEOUT))
             message = "tools/list: MCP error -32001: Request timed out"
-        else:
+        elif plan.discover != "ok":
             a.add("error.type", "schema_validation")
             message = "tools/list: result failed the client's schema validation"
         when = (end + 5, end + 5 + rng.randint(30, 140))
@@ -610,41 +603,15 @@ class FailureTrial(_Trial):
     # ------------------------------------------------------------------ turn and tools
     def turn(self, start: int, calls: list[_Call]) -> int:
         """Turn 0 as the base trial writes it, cut short by a provider error or a timeout."""
-        plan, rng, turn_id = self.plan, self.rng, _hex(self.rng, 8)
-        rounds: list[list[_Call]] = []
-        for call in calls:
-            call.call_id = self.model.call_prefix + _token(rng, 22)
-            if not rounds or rng.random() < 0.4:
-                rounds.append([call])
-            else:
-                rounds[-1].append(call)
-        t, step, prompt_tokens, request_id = start + 10, 0, rng.randint(600, 1500), 3
+        plan, turn_id, rounds = self.plan, _hex(self.rng, 8), self.rounds(calls)
+        t, prompt_tokens = start + 10, self.rng.randint(600, 1500)
         if plan.turn == "provider_error":
             t = self.failed_llm(turn_id, t, prompt_tokens)
-        final: list[list[_Call]] = [[]] if plan.turn == "model" else []
-        for batch in [*rounds, *final] if plan.turn != "provider_error" else []:
-            t, out = self.llm(turn_id, step, t, prompt_tokens, batch)
-            prompt_tokens += out + sum(rng.randint(60, 400) for _ in batch)
-            for call in batch:
-                t = self.tool(turn_id, call, t + 5, request_id)
-                step, request_id = step + 1, request_id + 1
-            step, t = step + 1, t + 5
-        a = self.attrs("turn", "CHAIN")
-        a.add("mcp.app.turn.index", 0)
-        a.content("input.value", self.case.prompt, "text/plain")
-        if self.answer:
-            a.content("output.value", self.answer, "text/plain")
+        else:  # a timed-out turn stops after its calls, before the final model step
+            final: list[list[_Call]] = [[]] if plan.turn == "model" else []
+            t = self.steps(turn_id, t, prompt_tokens, [*rounds, *final])
         status, message = (_OK, "") if plan.turn == "model" else (_ERROR, plan.error or "")
-        self.span(
-            self.root_id,
-            "turn 0",
-            _INTERNAL,
-            (start, t),
-            a,
-            status=status,
-            message=message,
-            span_id=turn_id,
-        )
+        self.turn_span(turn_id, (start, t), status, message)
         return t
 
     def failed_llm(self, turn: str, start: int, prompt_tokens: int) -> int:
