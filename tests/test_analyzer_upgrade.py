@@ -14,7 +14,7 @@ from pathlib import Path
 import valuechain
 from valuechain.synth import SynthConfig, write_export
 
-# Scenarios whose evidence touches a §7.2 difference (see synth_failures.SCENARIOS).
+# Scenarios whose evidence touches a §7.2 difference (see valuechain.synth.CATALOGUE).
 AFFECTED = {"predicate_failed_discovery"}
 
 
