@@ -27,13 +27,15 @@ from valuechain.contract.vocab import StageReason
 from valuechain.derive import derive_chain, derive_measurements
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.ingest.decode import decode_export
-from valuechain.synth import SynthConfig, generate_requests, write_export
-from valuechain.synth_failures import (
+from valuechain.synth import (
     CATALOGUE,
     REASONS_NOT_PRODUCED,
     SCENARIO_KEY,
     Scenario,
+    SynthConfig,
+    generate_requests,
     scenario_named,
+    write_export,
 )
 
 CONFIG = SynthConfig(runs=1, cases=6, models=2, reps=20, seed=7, failures=True)

@@ -32,7 +32,8 @@ from valuechain.ingest.parts import PartDecoder
 from valuechain.ingest.unpack import Unpacker, zstd_compress
 from valuechain.pipeline.imports import ImportOptions, commit, import_paths
 from valuechain.store import Database
-from valuechain.synth import SynthConfig, _proto, write_export
+from valuechain.synth import SynthConfig, write_export
+from valuechain.synth.writers import _proto
 
 TABLES = (
     "resources",
