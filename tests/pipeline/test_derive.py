@@ -181,7 +181,7 @@ def test_import_can_derive_with_analyzer_11(tmp_path: Path, example: Path) -> No
     assert versions == [11]
 
 
-# Scenarios whose evidence touches a §7.2 difference (see synth_failures.SCENARIOS).
+# Scenarios whose evidence touches a §7.2 difference (see valuechain.synth.CATALOGUE).
 AFFECTED = {"predicate_failed_discovery"}
 
 

@@ -19,7 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from valuechain.synth import SynthConfig, generate_requests, write_export
 
 SMALL = SynthConfig(runs=2, cases=5, models=3, reps=2, seed=11)
-SAMPLE = Path(__file__).parents[1] / "fixtures" / "sample" / "sample-export.otlp.jsonl.gz"
+SAMPLE = Path(__file__).parents[2] / "fixtures" / "sample" / "sample-export.otlp.jsonl.gz"
 SAMPLE_CONFIG = SynthConfig(runs=2, cases=3, models=2, reps=2, seed=5)  # fixtures/sample/README
 
 OPAQUE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")  # CONTRACT §7.5
