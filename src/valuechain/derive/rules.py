@@ -81,18 +81,11 @@ def first_match(table: CompiledTable, f: Facts) -> StageResult | None:
 
 
 def decide(table: CompiledTable, f: Facts) -> StageResult:
-    """The first matching rule of a stage's table decides it (`first_match`, inlined: hot)."""
-    for when, evidence, row, rules in table:
-        if when(f):
-            if rules is not None:
-                found = first_match(rules, f)
-                if found is None:
-                    continue
-                return found
-            assert row is not None
-            refs = None if evidence is None else evidence(f)
-            return row if refs is None else new_result(row.stage, row.state, row.reason, refs)
-    raise AssertionError("decision table has no unconditional last row")
+    """The first matching rule of a stage's table decides it; the last row always matches."""
+    found = first_match(table, f)
+    if found is None:
+        raise AssertionError("decision table has no unconditional last row")
+    return found
 
 
 def fact(name: str) -> Condition:

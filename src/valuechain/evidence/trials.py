@@ -63,16 +63,24 @@ class TrialEvidence:
     def timed_spans(self, i: int) -> tuple[StageSpan, ...]:
         """Every span of trial `i` with its epoch-ms interval (for `derive_measurements`)."""
         lo, hi = self.span_offsets[i], self.span_offsets[i + 1]
-        part = self.spans.slice(lo, hi - lo)
-        return tuple(
-            StageSpan(id=s, started_at=a, ended_at=b)
-            for s, a, b in zip(
-                part.column("span_id").to_pylist(),
-                part.column("started_at").to_pylist(),
-                part.column("ended_at").to_pylist(),
-                strict=True,
-            )
+        return tuple(_stage_spans(self.spans.slice(lo, hi - lo)))
+
+    def every_timed_spans(self) -> list[tuple[StageSpan, ...]]:
+        """`timed_spans` of every trial, converted from Arrow once (the derive step's loop)."""
+        spans, offsets = _stage_spans(self.spans), self.span_offsets
+        return [tuple(spans[offsets[i] : offsets[i + 1]]) for i in range(len(offsets) - 1)]
+
+
+def _stage_spans(table: pa.Table) -> list[StageSpan]:
+    return [
+        StageSpan(id=s, started_at=a, ended_at=b)
+        for s, a, b in zip(
+            table.column("span_id").to_pylist(),
+            table.column("started_at").to_pylist(),
+            table.column("ended_at").to_pylist(),
+            strict=True,
         )
+    ]
 
 
 def source_run_id(sha256: str | bytes) -> str:

@@ -16,7 +16,7 @@ from enum import Enum
 import orjson
 import pyarrow as pa
 
-from valuechain.contract.derivation import StageDerivation, StageResult, StageSpan
+from valuechain.contract.derivation import StageDerivation, StageResult
 from valuechain.contract.tables import SETUP_SIGNALS, TRIAL_FLAGS
 from valuechain.contract.tables import STAGE_CHAIN as CHAIN
 from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
@@ -152,7 +152,7 @@ def _derived_tables(
     """Column-wise rows of the derived chains, outcomes and measurements (one pass)."""
     ids = evidence.trials.column("trial_id").to_pylist()
     runs = evidence.trials.column("run_id").to_pylist()
-    spans = _timed_spans(evidence)
+    spans = evidence.every_timed_spans()
     chain_trials: list[int] = []  # trial index per chain
     stage_rows: list[tuple[str, str, str | None, str | None]] = []
     meas_rows: list[tuple[str, str, float | None]] = []
@@ -261,22 +261,6 @@ def _table(columns: dict[str, list[object]], schema: pa.Schema) -> pa.Table:
     if not columns.get("trial_id"):
         return schema.empty_table()
     return pa.table(columns, schema=schema)
-
-
-def _timed_spans(evidence: TrialEvidence) -> list[list[StageSpan]]:
-    """Every trial's spans with their epoch-ms intervals, converted from Arrow once."""
-    table = evidence.spans
-    spans = [
-        StageSpan(id=s, started_at=a, ended_at=b)
-        for s, a, b in zip(
-            table.column("span_id").to_pylist(),
-            table.column("started_at").to_pylist(),
-            table.column("ended_at").to_pylist(),
-            strict=True,
-        )
-    ]
-    offsets = evidence.span_offsets
-    return [spans[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
 
 
 def _evidence_json(wire: dict[str, object]) -> str:
