@@ -2,11 +2,11 @@
 
 `build_trials` is the pure core (Arrow/polars in, Arrow and frozen inputs out);
 `evidence.load` is the store edge that reads a set of traces' rows with `sql/evidence/`.
+The schemas of the tables it emits are `contract.tables.EVIDENCE_TRIALS` and `TOOL_CALLS`.
 """
 
 from __future__ import annotations
 
-from valuechain.evidence.table import TOOL_CALLS_SCHEMA, TRIAL_COLUMNS
 from valuechain.evidence.trials import TrialEvidence, build_trials, source_run_id
 
-__all__ = ["TOOL_CALLS_SCHEMA", "TRIAL_COLUMNS", "TrialEvidence", "build_trials", "source_run_id"]
+__all__ = ["TrialEvidence", "build_trials", "source_run_id"]
