@@ -32,6 +32,7 @@ TS = pa.timestamp("ns", tz="UTC")
 SOURCE_ID = pa.int32()  # core.sources.source_id: INTEGER
 # DuckDB's HUGEINT (what `sum` of BIGINTs gives) as Arrow reads it.
 HUGEINT = pa.decimal128(38, 0)
+INT64_MAX: Final = (1 << 63) - 1  # the largest value of an int64 column
 
 # A string column holding JSON text (DDL type JSON): Arrow's canonical JSON extension, named
 # in the field's metadata so pyarrow < 19 (no `pa.json_()`) reads it as a plain string.
