@@ -10,15 +10,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from itertools import zip_longest
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
-from valuechain import sqlfiles
 from valuechain.contract.tables import JSON_METADATA, STORED_TABLES
 from valuechain.store import Database
 
 Column = tuple[str, str, bool]  # (name, DuckDB type, nullable)
+SCHEMA_SQL = Path(__file__).resolve().parents[2] / "sql" / "schema"
 
 # Arrow type → the DuckDB type the DDL stores it as, written out (not asked of DuckDB), so a
 # change on either side shows here. Only the types the stored tables use.
@@ -91,10 +92,10 @@ def test_every_core_table_has_a_schema(ddl: dict[str, list[Column]]) -> None:
 def test_schemas_are_listed_in_ddl_order() -> None:
     """``STORED_TABLES`` follows ``sql/schema/``, each file named for the table it creates."""
     created = []
-    for sql in sqlfiles.folder("schema"):
-        found = re.search(r"CREATE TABLE IF NOT EXISTS core\.(\w+)", sql.text)
+    for path in sorted(SCHEMA_SQL.glob("*.sql")):
+        found = re.search(r"CREATE TABLE IF NOT EXISTS core\.(\w+)", path.read_text("utf-8"))
         if found:
-            assert sql.name.endswith(f"_{found[1]}.sql"), (sql.name, found[1])
+            assert path.name.endswith(f"_{found[1]}.sql"), (path.name, found[1])
             created.append(found[1])
     assert created == list(STORED_TABLES)
 

@@ -11,8 +11,8 @@ the guard too; a pattern that is no longer found fails, naming the file to look 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from valuechain import sqlfiles
 from valuechain.contract.vocab import STAGES, StageReason, StageState
 
 CHAIN_CODE = "views/104_macro_chain_stage_code.sql"
@@ -22,11 +22,12 @@ CHAIN_SIGS = "analytics/030_chain_sigs.sql"
 RECORDS = "analytics/060_records.sql"
 UNPACK = "analytics/100_slice_stage_reasons.sql"
 BIGINT_BITS = 63  # the packed columns are signed BIGINTs: bit 63 would make them negative
+SQL = Path(__file__).resolve().parents[2] / "sql"
 
 
 def code(name: str) -> str:
     """The SQL of ``sql/<name>`` without its comments."""
-    text = sqlfiles.statement(name).text
+    text = (SQL / name).read_text(encoding="utf-8")
     return "\n".join(line.split("--", 1)[0] for line in text.splitlines())
 
 

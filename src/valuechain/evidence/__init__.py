@@ -2,7 +2,6 @@
 
 `build_trials` is the pure core (Arrow/polars in, Arrow and frozen inputs out);
 `evidence.load` is the store edge that reads a set of traces' rows with `sql/evidence/`.
-The schemas of the tables it emits are `contract.tables.EVIDENCE_TRIALS` and `TOOL_CALLS`.
 """
 
 from __future__ import annotations
