@@ -12,11 +12,12 @@ import re
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from valuechain.contract import labels, versions, vocab
+from valuechain.contract.documents import SetupLatency, StageLatency
 from valuechain.contract.labels import (
     CATEGORY_LABELS,
     EXCLUSION_CLASS_LABELS,
@@ -496,6 +497,29 @@ def test_extra_next_action_strings() -> None:
     )
     assert STALE_ANALYZER_NEXT_ACTION.count("\u2014") == 1
     assert STALE_ANALYZER_NEXT_ACTION.encode("utf-8").count(b"\xe2\x80\x94") == 1
+
+
+def test_latency_wire_constants_and_the_document_models_agree() -> None:
+    assert (
+        vocab.LATENCY_UNIT,
+        vocab.LATENCY_BASIS_EVIDENCE_SPAN_UNION,
+        vocab.LATENCY_BASIS_SETUP_PHASE_WALL,
+    ) == ("ms", "evidence_span_union", "setup_phase_wall")
+    # The pydantic models spell them as Literals, which cannot name a constant.
+    for model, basis in (
+        (StageLatency, vocab.LATENCY_BASIS_EVIDENCE_SPAN_UNION),
+        (SetupLatency, vocab.LATENCY_BASIS_SETUP_PHASE_WALL),
+    ):
+        assert get_args(model.model_fields["unit"].annotation) == (vocab.LATENCY_UNIT,)
+        assert get_args(model.model_fields["basis"].annotation) == (basis,)
+
+
+def test_js_constants() -> None:
+    """ECMAScript WhiteSpace + LineTerminator (CONTRACT Q8) and `Number.MAX_SAFE_INTEGER`."""
+    spaces = [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B)]
+    spaces += [0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF]
+    assert [ord(c) for c in vocab.JS_WHITESPACE] == spaces
+    assert vocab.JS_MAX_SAFE_INTEGER == 9_007_199_254_740_991
 
 
 # --- Labels (seed glossary 001; §1.3 group column) --------------------------------------

@@ -19,7 +19,6 @@ from pydantic import TypeAdapter
 from valuechain.contract.documents import StageAnalyticsV1
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.contract.vocab import StageReason
-from valuechain.derive.jssem import JS_WHITESPACE as DERIVE_JS_WHITESPACE
 from valuechain.derive.jssem import js_json, utf16_sort_key
 from valuechain.materialize import analytics
 from valuechain.store import Database, sqlfiles
@@ -96,10 +95,6 @@ def trial_row(run_id: str = "r", tkey: int = 1, **values: Any) -> list[Any]:
 
 def test_current_analyzer_macro_is_the_contract_constant(con: duckdb.DuckDBPyConnection) -> None:
     assert rows(con, "SELECT core.current_stage_analyzer_version()") == [(STAGE_ANALYZER_VERSION,)]
-
-
-def test_js_whitespace_matches_the_derive_helper() -> None:
-    assert analytics.JS_WHITESPACE == DERIVE_JS_WHITESPACE
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,15 @@ from enum import Enum
 from typing import Final, TypeAlias
 
 from valuechain.contract.versions import STAGE_MEASUREMENTS_SCHEMA_VERSION
-from valuechain.contract.vocab import FailureCategory, Reach, Stage, StageReason, StageState
+from valuechain.contract.vocab import (
+    LATENCY_BASIS_EVIDENCE_SPAN_UNION,
+    LATENCY_UNIT,
+    FailureCategory,
+    Reach,
+    Stage,
+    StageReason,
+    StageState,
+)
 
 Number: TypeAlias = int | float
 """A JS number: int or float, never bool (CONTRACT §0.2 trap 1)."""
@@ -29,8 +37,6 @@ WireDict: TypeAlias = dict[str, object]
 MAX_EVIDENCE_REASONS: Final = 5
 MAX_EVIDENCE_REASON_CHARS: Final = 500  # UTF-16 code units
 MAX_EVIDENCE_SPAN_IDS: Final = 5
-LATENCY_UNIT: Final = "ms"
-LATENCY_BASIS_EVIDENCE_SPAN_UNION: Final = "evidence_span_union"
 
 # Wire names that are not the plain camelCase of the field name.
 _WIRE_NAME_OVERRIDES: Final[Mapping[str, str]] = {"kind_": "type"}

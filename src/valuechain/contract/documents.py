@@ -59,10 +59,6 @@ MAX_MODEL_SLICES: Final = 25
 MAX_HOST_SLICES: Final = 25
 MAX_ANALYTICS_SLICES: Final = 1 + MAX_INTENT_SLICES + MAX_MODEL_SLICES + MAX_HOST_SLICES
 
-LATENCY_UNIT: Final = "ms"
-LATENCY_BASIS_EVIDENCE_SPAN_UNION: Final = "evidence_span_union"
-LATENCY_BASIS_SETUP_PHASE_WALL: Final = "setup_phase_wall"
-
 # Classes counted per trial (slice/run level) and per stage observation (§5.3, §5.5).
 TRIAL_EXCLUSION_CLASSES: Final = frozenset(
     {StageExclusionClass.LIFECYCLE, StageExclusionClass.INTEGRITY, StageExclusionClass.VERSION}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Final
 
 # --- §1.1–§1.5: the chain -------------------------------------------------------------
 
@@ -513,3 +514,23 @@ STALE_ANALYZER_NEXT_ACTION = (
     "by an older analyzer that measures less than the current one — re-run the case "
     "before investigating further"
 )
+
+
+# --- wire constants beside the enums ------------------------------------------------------
+
+# A latency sample's `unit` and `basis` (CONTRACT §4 `LatencySample`, §5.7).
+LATENCY_UNIT: Final = "ms"
+LATENCY_BASIS_EVIDENCE_SPAN_UNION: Final = "evidence_span_union"
+LATENCY_BASIS_SETUP_PHASE_WALL: Final = "setup_phase_wall"
+
+# --- JavaScript semantics the reference relies on (CONTRACT §0.2, §9 Q8/Q9) ---------------
+
+# ECMAScript WhiteSpace + LineTerminator (the set `String.prototype.trim` strips). Python's
+# `str.strip()` differs: it also strips U+001C–U+001F and U+0085, and keeps U+FEFF.
+JS_WHITESPACE: Final = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+# `Number.MAX_SAFE_INTEGER`: beyond it a JS number no longer holds every integer.
+JS_MAX_SAFE_INTEGER: Final = (1 << 53) - 1

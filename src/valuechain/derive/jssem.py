@@ -13,17 +13,11 @@ import math
 import re
 from collections.abc import Mapping
 
-# ECMAScript WhiteSpace + LineTerminator (the set `String.prototype.trim` strips). Python's
-# `str.strip()` differs: it also strips U+001C–U+001F and U+0085, and keeps U+FEFF.
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+from valuechain.contract.vocab import JS_MAX_SAFE_INTEGER, JS_WHITESPACE
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
-_MAX_SAFE_INTEGER = 2**53 - 1
 _MAX_ARRAY_INDEX = 2**32 - 2
 
 
@@ -73,7 +67,7 @@ def utf16_sort_key(text: str) -> bytes:
 def js_number_str(value: int | float) -> str:
     """`String(value)` / `JSON.stringify(value)` for a finite number (CONTRACT §9 Q9)."""
     if isinstance(value, int):
-        if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
+        if -JS_MAX_SAFE_INTEGER <= value <= JS_MAX_SAFE_INTEGER:
             return str(value)
         value = float(value)  # JS holds every number as a double; may overflow to inf
     if value == 0:

@@ -6,7 +6,6 @@ The store reads the rows of a set of traces (`Database.trial_rows`); the pipelin
 
 from __future__ import annotations
 
-from valuechain.evidence.table import TOOL_CALLS_SCHEMA, TRIAL_COLUMNS
 from valuechain.evidence.trials import TrialEvidence, build_trials, source_run_id
 
-__all__ = ["TOOL_CALLS_SCHEMA", "TRIAL_COLUMNS", "TrialEvidence", "build_trials", "source_run_id"]
+__all__ = ["TrialEvidence", "build_trials", "source_run_id"]

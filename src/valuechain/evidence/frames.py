@@ -24,10 +24,9 @@ from typing import TypeAlias
 import polars as pl
 import pyarrow as pa
 
+from valuechain.contract.tables import INT64_MAX
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.conventions import OwnerClass
-
-INT64_MAX = (1 << 63) - 1
 
 Frame: TypeAlias = "pa.Table | pl.DataFrame"
 

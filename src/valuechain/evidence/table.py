@@ -1,9 +1,9 @@
-"""The `trials` and `tool_calls` tables the adapter emits, declared as data.
+"""Builds the `trials` and `tool_calls` tables the adapter emits.
 
-`trials` carries the columns of `sql/schema/030_trials.sql` (same names, same meaning) and a
-few more the adapter knows: trial_index, root_span_id, source_id, contract, exclusion_class,
-project_id, run_number, variant_key, trial_result, session_id. Identity columns are null
-when the export did not carry them — absent, never equal (CONTRACT §5.11; TRACE-FORMAT §3.8).
+Their schemas are data in `contract.tables`: `trials` is `EVIDENCE_TRIALS` — the stored
+columns of `sql/schema/030_trials.sql` (`TRIALS`) after the adapter's own `trial_index` —
+and `tool_calls` is `TOOL_CALLS`. Identity columns are null when the export did not carry
+them — absent, never equal (CONTRACT §5.11; TRACE-FORMAT §3.8).
 """
 
 from __future__ import annotations
@@ -15,60 +15,9 @@ import polars as pl
 import pyarrow as pa
 
 from valuechain.contract.issues import VERSION_CODES
+from valuechain.contract.tables import EVIDENCE_TRIALS, TOOL_CALLS
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.frames import first_non_null, timestamp
-
-_TS = pa.timestamp("ns", tz="UTC")
-
-TRIAL_COLUMNS = pa.schema(
-    [
-        pa.field("trial_index", pa.int64(), nullable=False),
-        pa.field("trial_id", pa.string(), nullable=False),
-        pa.field("trace_id", pa.binary(16), nullable=False),
-        pa.field("root_span_id", pa.string(), nullable=False),
-        pa.field("run_id", pa.string(), nullable=False),
-        pa.field("suite_id", pa.string()),
-        pa.field("case_id", pa.string()),
-        pa.field("case_key", pa.string()),
-        pa.field("case_title", pa.string()),
-        pa.field("intent", pa.string()),
-        pa.field("provider", pa.string()),
-        pa.field("model", pa.string()),
-        pa.field("host_key", pa.string()),
-        pa.field("host_name", pa.string()),
-        pa.field("execution_engine", pa.string()),
-        pa.field("status", pa.string()),
-        pa.field("repetition", pa.int32()),
-        pa.field("iteration_number", pa.int32()),
-        pa.field("is_negative", pa.bool_()),
-        pa.field("input_tokens", pa.int64()),
-        pa.field("output_tokens", pa.int64()),
-        pa.field("duration_ms", pa.float64()),
-        pa.field("started_at", _TS),
-        pa.field("ended_at", _TS),
-        pa.field("run_group_id", pa.string()),
-        pa.field("config_revision", pa.string()),
-        pa.field("case_set_fingerprint", pa.string()),
-        pa.field("run_status", pa.string()),
-        pa.field("materialization_state", pa.string()),
-        pa.field("trials_expected", pa.int32()),
-        pa.field("measurement_unit", pa.string()),
-        pa.field("run_completed_at", _TS),
-        pa.field("contract_version", pa.int32()),
-        pa.field("producer_analyzer_version", pa.int32()),
-        pa.field("redacted", pa.bool_()),
-        pa.field("evidence_incomplete", pa.bool_(), nullable=False),
-        pa.field("integrity_codes", pa.list_(pa.string()), nullable=False),
-        pa.field("exclusion_class", pa.string()),
-        pa.field("source_id", pa.int64(), nullable=False),
-        pa.field("contract", pa.bool_(), nullable=False),
-        pa.field("project_id", pa.string()),
-        pa.field("run_number", pa.int64()),
-        pa.field("variant_key", pa.string()),
-        pa.field("trial_result", pa.string()),
-        pa.field("session_id", pa.string()),
-    ]
-)
 
 # trials column ← root wide column, for the columns copied as sent (contract trials only).
 _COPIED = {
@@ -186,25 +135,7 @@ class TrialTable:
             "contract",
             first_non_null(r, cv.SESSION).alias("session_id"),
         )
-        return frame.to_arrow().select(TRIAL_COLUMNS.names).cast(TRIAL_COLUMNS)
-
-
-TOOL_CALLS_SCHEMA = pa.schema(
-    [
-        pa.field("trial_index", pa.int64(), nullable=False),
-        pa.field("trial_id", pa.string()),
-        pa.field("call_id", pa.string()),
-        pa.field("tool_name", pa.string()),
-        pa.field("requested", pa.bool_(), nullable=False),
-        pa.field("executed", pa.bool_(), nullable=False),
-        pa.field("outcome", pa.string()),
-        pa.field("status", pa.string()),
-        pa.field("span_id", pa.string()),
-        pa.field("span_count", pa.int32(), nullable=False),
-        pa.field("mcp_error_code", pa.int64()),
-        pa.field("prompt_index", pa.int64()),
-    ]
-)
+        return frame.to_arrow().select(EVIDENCE_TRIALS.names).cast(EVIDENCE_TRIALS)
 
 
 def tool_calls_table(calls: pl.DataFrame, roots: pl.DataFrame) -> pa.Table:
@@ -215,4 +146,4 @@ def tool_calls_table(calls: pl.DataFrame, roots: pl.DataFrame) -> pa.Table:
         how="left",
         maintain_order="left",
     )
-    return named.to_arrow().select(TOOL_CALLS_SCHEMA.names).cast(TOOL_CALLS_SCHEMA)
+    return named.to_arrow().select(TOOL_CALLS.names).cast(TOOL_CALLS)

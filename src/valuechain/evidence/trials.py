@@ -3,8 +3,9 @@
 `build_trials(spans, attributes, source_runs=…)` is the pure core of the evidence adapter.
 Input frame shapes are documented in `evidence.frames`. Output (`TrialEvidence`):
 
-- `trials` — one row per trial, columns `TRIAL_COLUMNS` (identity, lifecycle, run identity,
-  versions, redaction, exclusion hints); row `i` is trial index `i` everywhere below;
+- `trials` — one row per trial, columns `contract.tables.EVIDENCE_TRIALS` (identity, lifecycle,
+  run identity, versions, redaction, exclusion hints); row `i` is trial index `i` everywhere
+  below;
 - `inputs[i]` — the trial's `StageDerivationInput` (§3.7 / §3.8), or None when the export's
   contract version is ahead of ours (never coerced, §5.2 W_VERSION_AHEAD);
 - `tool_calls` — one row per logical tool call (§2.4);
@@ -39,9 +40,9 @@ from valuechain.evidence.grouping import group_spans
 from valuechain.evidence.inputs import Assembler
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 from valuechain.evidence.producer import producer_rows
-from valuechain.evidence.table import TRIAL_COLUMNS, Codes, TrialTable, tool_calls_table
+from valuechain.evidence.table import Codes, TrialTable, tool_calls_table
 
-__all__ = ["TRIAL_COLUMNS", "TrialEvidence", "build_trials", "source_run_id"]
+__all__ = ["TrialEvidence", "build_trials", "source_run_id"]
 
 SourceRuns = Mapping[int, str | bytes]
 

@@ -46,6 +46,7 @@ from valuechain.contract.versions import (
 )
 from valuechain.contract.vocab import (
     EXCLUDED_TRIAL_DETAIL_CLASSES,
+    JS_WHITESPACE,
     STAGES,
     ExcludedTrialDetail,
     FailureCategory,
@@ -56,14 +57,6 @@ from valuechain.contract.vocab import (
 from valuechain.store import sqlfiles
 
 Clock = Callable[[], datetime]
-
-# ECMAScript WhiteSpace + LineTerminator: the set `String.prototype.trim` strips (CONTRACT Q8).
-# Kept beside derive.jssem.JS_WHITESPACE (the layers may not import each other); a test pins
-# the two equal.
-JS_WHITESPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 # Statements below this prefix compute into temporary tables; from it on they write.
 _FIRST_WRITE: Final = "analytics/200_"

@@ -19,7 +19,7 @@ import orjson
 import polars as pl
 from rich.table import Table
 
-JS_SAFE = (1 << 53) - 1
+from valuechain.contract.vocab import JS_MAX_SAFE_INTEGER
 
 
 class Format(StrEnum):
@@ -34,7 +34,7 @@ def json_value(value: Any) -> Any:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
-        return value if -JS_SAFE <= value <= JS_SAFE else str(value)
+        return value if -JS_MAX_SAFE_INTEGER <= value <= JS_MAX_SAFE_INTEGER else str(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, Decimal):
