@@ -9,6 +9,9 @@ empty list — they differ on the wire (`evidence: {spanIds: []}`, §2.1, Q17).
 String-typed fields accept the `vocab` StrEnum members as well as raw wire strings: the
 analyzer compares exact strings (e.g. `mode == "model_driven"`, §9 Q6), so a misspelt value
 behaves exactly as it does in the reference.
+
+One module over the ~400-line guide, on purpose: it is data, the frozen input and output
+types of the one derivation function, each a few lines of fields and its `to_wire()`.
 """
 
 from __future__ import annotations

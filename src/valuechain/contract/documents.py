@@ -18,6 +18,10 @@ consequences of §5.5 a writer must keep: stage tallies in stage order, reasons 
 categories in vocabulary order without repeats, a stage's `excluded` holding only per-stage
 classes and a trial's exclusions only trial-level classes, `included + excluded = total`, and
 the coverage detail adding up to the run's exclusion classes.
+
+One module over the ~400-line guide, on purpose: the models of one document and the
+cross-model invariants that validate it read together; split, a rule of §5.3 would sit apart
+from the fields it constrains.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Wire values are the stable contract; member names are ours. Members are defined 
 normative order the spec gives, because that order is used for tallies and sorting
 (iterate the class, never sort it). Display words live in `labels.py`; they never feed
 a computation. This module is the bottom layer and imports nothing else of valuechain.
+
+One module over the ~400-line guide, on purpose: it is data, one StrEnum per table of
+CONTRACT §1, and `tests/contract/test_vocab.py` pins them side by side against the spec.
 """
 
 from __future__ import annotations

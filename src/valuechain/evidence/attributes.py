@@ -6,6 +6,10 @@ which indexed family — `mcp.app.stages.<i>.*`, `llm.output_messages.<i>…tool
 it belongs to); the classification is then gathered back onto the rows with Arrow kernels.
 Wide columns are built by one scatter per value kind into a flat array laid out key by key
 (first row wins), sliced into columns — a pivot without a sort.
+
+One module over the ~400-line guide, on purpose: it is one algorithm (classify distinct keys,
+gather, scatter) whose steps share the one key-by-key layout; cut in two, each half would
+restate it.
 """
 
 from __future__ import annotations

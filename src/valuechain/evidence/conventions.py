@@ -9,6 +9,9 @@ preference order; readers take the first alias that holds a usable value.
 `CONTRACT_KEYS` is the §3.4/§3.5 table: each contract key with the value kind it must carry
 and whether the trial root requires it. A key of the wrong kind is `W_CONTRACT_TYPE` and
 reads as absent; an `mcp.app.*` key in none of these tables is `W_UNKNOWN_CONTRACT_KEY`.
+
+One module over the ~400-line guide, on purpose: it is data, every alias of TRACE-FORMAT
+§8 and the §3.4/§3.5 key table in one place, so a key is declared exactly once.
 """
 
 from __future__ import annotations

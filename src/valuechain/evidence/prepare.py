@@ -3,6 +3,9 @@
 Every frame here is sorted by (trial_index, start time, span_row) and cut into per-trial
 ranges. Values that depend only on one row (a tool span's status and error kind, a grader
 row's object) are computed here, once, so that the per-trial walk only assembles objects.
+
+One module over the ~400-line guide, on purpose: every step relies on the one sort order
+and per-trial ranges set up at the top; kept together so that invariant is stated once.
 """
 
 from __future__ import annotations

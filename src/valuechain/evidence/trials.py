@@ -17,6 +17,10 @@ Input frame shapes are documented in `evidence.frames`. Output (`TrialEvidence`)
 
 Everything up to the per-trial objects is vectorised in polars (one pivot per value kind over
 the attribute rows we read); only the construction of the frozen input objects walks trials.
+
+One module over the ~400-line guide, on purpose: `build_trials` is the adapter's one
+entry point; it sequences the vectorised passes of the sibling modules, and `TrialEvidence`
+is its output type.
 """
 
 from __future__ import annotations
