@@ -25,7 +25,7 @@ from valuechain import sqlfiles
 from valuechain._version import __version__
 from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, issues_table
 from valuechain.errors import StoreError, VersionAheadError
-from valuechain.ingest.source import DecodedSource
+from valuechain.ingest.source.decoded import DecodedSource
 
 STORE_SCHEMA_VERSION = 3  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"

@@ -25,11 +25,12 @@ import pyarrow.compute
 import pytest
 
 from valuechain.contract import tables
-from valuechain.ingest import framing, sniff
+from valuechain.ingest import sniff
+from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes.compression import Unpacker, zstd_compress
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
-from valuechain.ingest.otlp_proto import parse_request
-from valuechain.ingest.parts import PartDecoder
-from valuechain.ingest.unpack import Unpacker, zstd_compress
+from valuechain.ingest.otlp.proto import parse_request
+from valuechain.ingest.source.parts import PartDecoder
 from valuechain.pipeline import ImportOptions, commit, import_paths
 from valuechain.store import Database
 from valuechain.synth import SynthConfig, _proto, write_export

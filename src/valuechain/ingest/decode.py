@@ -14,11 +14,11 @@ from typing import Any
 import orjson
 
 from valuechain.ingest import sniff
-from valuechain.ingest.merge import SourceMerger
-from valuechain.ingest.parts import PartDecoder
-from valuechain.ingest.scalars import scrub_surrogates
-from valuechain.ingest.source import DecodedSource, DecodeOptions
-from valuechain.ingest.stream import SourceStream
+from valuechain.ingest.otlp.scalars import scrub_surrogates
+from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
+from valuechain.ingest.source.merge import SourceMerger
+from valuechain.ingest.source.parts import PartDecoder
+from valuechain.ingest.source.stream import SourceStream
 
 __all__ = ["DecodeOptions", "DecodedSource", "decode_export"]
 

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from valuechain.contract.issues import Code
-from valuechain.ingest.scalars import scrub_surrogates
+from valuechain.ingest.otlp.scalars import scrub_surrogates
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"

@@ -12,14 +12,16 @@ import orjson
 import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue
-from valuechain.ingest import fast as fastpath
-from valuechain.ingest import framing, otlp_proto, sniff
-from valuechain.ingest.issue_log import IssueLog, Where
-from valuechain.ingest.otlp_json import SpanDecoder, raw_json
-from valuechain.ingest.recognise import describe_non_otlp, describe_text
-from valuechain.ingest.salvage import salvage as salvage_text
-from valuechain.ingest.source import OTHER_SIGNALS, Accounting, DecodeOptions, is_request
-from valuechain.ingest.unpack import zstd_decompressor
+from valuechain.ingest import sniff
+from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes.compression import zstd_decompressor
+from valuechain.ingest.bytes.recognise import describe_non_otlp, describe_text
+from valuechain.ingest.bytes.salvage import salvage as salvage_text
+from valuechain.ingest.otlp import fast as fastpath
+from valuechain.ingest.otlp import proto as otlp_proto
+from valuechain.ingest.otlp.json import SpanDecoder, raw_json
+from valuechain.ingest.source.decoded import OTHER_SIGNALS, Accounting, DecodeOptions, is_request
+from valuechain.ingest.source.issue_log import IssueLog, Where
 
 
 # ---------------------------------------------------------------------------- parts

@@ -17,9 +17,8 @@ import pyarrow as pa
 
 from valuechain.contract import tables
 from valuechain.contract.issues import Code
-from valuechain.ingest import anyvalue, ids, scalars
-from valuechain.ingest.issue_log import IssueLog, Where
-from valuechain.ingest.keys import (
+from valuechain.ingest.otlp import anyvalue, ids, scalars
+from valuechain.ingest.otlp.keys import (
     EVENT,
     LINK,
     RESOURCE,
@@ -30,6 +29,7 @@ from valuechain.ingest.keys import (
     STATUS,
     normalise,
 )
+from valuechain.ingest.source.issue_log import IssueLog, Where
 
 DEFAULT_LARGE_VALUE_THRESHOLD = 1 << 20  # TRACE-FORMAT §7 decision 5
 OI_SPAN_KIND = "openinference.span.kind"

@@ -27,10 +27,10 @@ import msgspec
 import orjson
 from msgspec import UNSET, Struct, UnsetType
 
-from valuechain.ingest import anyvalue
-from valuechain.ingest.issue_log import Where
-from valuechain.ingest.otlp_json import MCP_APP_ROLE, OI_SPAN_KIND, SpanDecoder
-from valuechain.ingest.scalars import INT64_MAX, UINT32_MAX
+from valuechain.ingest.otlp import anyvalue
+from valuechain.ingest.otlp.json import MCP_APP_ROLE, OI_SPAN_KIND, SpanDecoder
+from valuechain.ingest.otlp.scalars import INT64_MAX, UINT32_MAX
+from valuechain.ingest.source.issue_log import Where
 
 _ROLE_KEYS = frozenset({OI_SPAN_KIND, MCP_APP_ROLE})
 _INT64_MIN = -(1 << 63)

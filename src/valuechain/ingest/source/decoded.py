@@ -10,8 +10,9 @@ import pyarrow as pa
 
 from valuechain.contract.issues import Issue
 from valuechain.errors import IngestError
-from valuechain.ingest import framing, sniff
-from valuechain.ingest.otlp_json import DEFAULT_LARGE_VALUE_THRESHOLD
+from valuechain.ingest import sniff
+from valuechain.ingest.bytes import framing
+from valuechain.ingest.otlp.json import DEFAULT_LARGE_VALUE_THRESHOLD
 
 OTHER_SIGNALS = (
     "resourceMetrics",
