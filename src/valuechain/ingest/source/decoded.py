@@ -10,8 +10,7 @@ import pyarrow as pa
 
 from valuechain.contract.issues import Issue
 from valuechain.errors import IngestError
-from valuechain.ingest import sniff
-from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes import compression, framing
 from valuechain.ingest.otlp.json import DEFAULT_LARGE_VALUE_THRESHOLD
 
 OTHER_SIGNALS = (
@@ -28,7 +27,7 @@ OTHER_SIGNALS = (
 class DecodeOptions:
     salvage: bool = False
     large_value_threshold: int = DEFAULT_LARGE_VALUE_THRESHOLD
-    max_decompressed_bytes: int = sniff.DEFAULT_MAX_DECOMPRESSED
+    max_decompressed_bytes: int = compression.DEFAULT_MAX_DECOMPRESSED
     # NDJSON and length-prefixed sources are read and decoded in parts of about this size
     batch_bytes: int = framing.DEFAULT_BATCH_BYTES
     # canonical NDJSON records take the msgspec fast path (``fast.py``); False: reference only

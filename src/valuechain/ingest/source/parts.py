@@ -12,9 +12,8 @@ import orjson
 import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue
-from valuechain.ingest import sniff
 from valuechain.ingest.bytes import framing
-from valuechain.ingest.bytes.compression import zstd_decompressor
+from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
 from valuechain.ingest.bytes.recognise import describe_non_otlp, describe_text
 from valuechain.ingest.bytes.salvage import salvage as salvage_text
 from valuechain.ingest.otlp import fast as fastpath
@@ -130,18 +129,18 @@ class PartDecoder:
         canonical = otlp_proto.request_to_json(request)
         where = Where(self.acct.records_read, None, byte_offset)
         if not self._took_fast(orjson.dumps(canonical), where):
-            self.record(canonical, sniff.Value(None, None, byte_offset))
+            self.record(canonical, framing.Value(None, None, byte_offset))
 
     def _lines(self, part: framing.Lines) -> None:
         acct = self.acct
         if self.fast is None:
             self.run_values(
-                sniff.split_lines(part.data, part.start, part.first_line, final=part.final)
+                framing.split_lines(part.data, part.start, part.first_line, final=part.final)
             )
             return
         data, start, number, offset = part.data, part.start, part.first_line, 0
         end = len(data)
-        last = _last_line_start(data) if part.final else -1
+        last = framing.last_line_start(data) if part.final else -1
         ends_nl = data.endswith(b"\n")
         while offset < end:
             nl = data.find(b"\n", offset)
@@ -155,7 +154,7 @@ class PartDecoder:
                     continue
             # the reference takes this line (and only it), exactly as split_lines would
             chunk = data[offset : stop + 1] if nl >= 0 else data[offset:]
-            lines = sniff.split_lines(
+            lines = framing.split_lines(
                 chunk, start + offset, number, final=offset == last, ends_with_newline=ends_nl
             )
             for item in lines:
@@ -164,13 +163,13 @@ class PartDecoder:
 
     def _whole(self, data: bytes) -> None:
         """The one-shot path: the whole (decompressed) body, exactly as the reference reads it."""
-        head = data.lstrip(sniff.BOM).lstrip()[:1]
+        head = data.lstrip(framing.BOM).lstrip()[:1]
         if head in (b"{", b"["):
             self._check_utf8(data, 0)
             if self.fast is not None and head == b"{" and self._whole_fast(data):
                 self.framing = "single"
                 return
-            self.run_values(sniff.split_values(data))
+            self.run_values(framing.split_values(data))
             return
         if not head:
             self.reject(
@@ -194,11 +193,7 @@ class PartDecoder:
         self.reject(Code.E_NOT_OTLP, "byte 0", describe_text(data))
 
     def _whole_fast(self, data: bytes) -> bool:
-        body = data[len(sniff.BOM) :] if data.startswith(sniff.BOM) else data
-        stripped = body.lstrip()
-        first = len(body) - len(stripped)
-        line = body.count(b"\n", 0, first) + 1
-        offset = (len(data) - len(body)) + first
+        body, line, offset = framing.first_value(data)
         if not self._took_fast(body, Where(0, line, offset)):
             return False
         self.json_records += 1
@@ -225,8 +220,8 @@ class PartDecoder:
                 self._broken_bytes(where, data[prefix:], code, f"{what} ({span_text})")
                 return
             payload = data[begin:end]
-            if payload.startswith(sniff.ZSTD_MAGIC):
-                unpacked = self._unzstd(payload)
+            if payload.startswith(ZSTD_MAGIC):
+                unpacked = unzstd_record(payload, self.options.max_decompressed_bytes)
                 if isinstance(unpacked, Issue):
                     self._broken_bytes(
                         where, data[prefix:end], unpacked.code, f"{unpacked.message} ({span_text})"
@@ -235,12 +230,12 @@ class PartDecoder:
                 self.zstd_records += 1
                 self.extra_decoded += len(unpacked) - len(payload)
                 payload = unpacked
-            head = payload.lstrip(sniff.BOM).lstrip()[:1]
+            head = payload.lstrip(framing.BOM).lstrip()[:1]
             if head in (b"{", b"["):
                 self.json_records += 1
-                values = list(sniff.split_values(payload))
+                values = list(framing.split_values(payload))
                 for item in values:
-                    if isinstance(item, sniff.Broken):
+                    if isinstance(item, framing.Broken):
                         self._broken_bytes(
                             where,
                             data[prefix:end],
@@ -250,7 +245,7 @@ class PartDecoder:
                         break
                 else:
                     for item in values:
-                        assert isinstance(item, sniff.Value)
+                        assert isinstance(item, framing.Value)
                         item.line, item.byte_offset = None, start + prefix
                         self.value(item)
                 continue
@@ -266,21 +261,6 @@ class PartDecoder:
                 continue
             self._proto(request, start + prefix)
 
-    def _unzstd(self, payload: bytes) -> bytes | Issue:
-        engine = zstd_decompressor()
-        cap = self.options.max_decompressed_bytes
-        try:
-            out = engine.decompress(payload, max_length=cap + 1)
-        except Exception as exc:  # zstd.ZstdError: a corrupt frame
-            return Issue(
-                Code.E_TRUNCATED_COMPRESSION, f"a zstd-compressed record is corrupt ({exc})"
-            )
-        if len(out) > cap:
-            return Issue(Code.E_TOO_LARGE, f"a record decompresses beyond the cap of {cap} bytes")
-        if not engine.eof:
-            return Issue(Code.E_TRUNCATED_COMPRESSION, "a zstd-compressed record ends early")
-        return bytes(out)
-
     def _broken_bytes(self, where: Where, raw: bytes, code: Code, message: str) -> None:
         acct = self.acct
         acct.records_read += 1
@@ -289,23 +269,23 @@ class PartDecoder:
         self.quarantine(where, None, text, code, message)
 
     # ------------------------------------------------------------------ values
-    def run_values(self, values: Iterable[sniff.Value | sniff.Broken]) -> None:
+    def run_values(self, values: Iterable[framing.Value | framing.Broken]) -> None:
         for item in values:
-            if isinstance(item, sniff.Broken) and item.code is Code.E_TRUNCATED_JSON:
+            if isinstance(item, framing.Broken) and item.code is Code.E_TRUNCATED_JSON:
                 self.items += 1
                 self.truncated_document(item)
                 return
             self.item(item)
 
-    def item(self, item: sniff.Value | sniff.Broken) -> None:
+    def item(self, item: framing.Value | framing.Broken) -> None:
         self.items += 1
-        if isinstance(item, sniff.Broken):
+        if isinstance(item, framing.Broken):
             self.broken(item)
         else:
             self.json_records += 1
             self.value(item)
 
-    def value(self, item: sniff.Value) -> None:
+    def value(self, item: framing.Value) -> None:
         obj = item.obj
         if isinstance(obj, list) and obj and all(is_request(x) for x in obj):
             for i, request in enumerate(obj):
@@ -313,7 +293,7 @@ class PartDecoder:
             return
         self.record(obj, item)
 
-    def record(self, obj: Any, item: sniff.Value, prefix: str = "") -> None:
+    def record(self, obj: Any, item: framing.Value, prefix: str = "") -> None:
         acct = self.acct
         where = Where(acct.records_read, item.line, item.byte_offset)
         acct.records_read += 1
@@ -362,7 +342,7 @@ class PartDecoder:
             return {"resourceSpans": obj["batches"]}
         return None
 
-    def broken(self, item: sniff.Broken) -> None:
+    def broken(self, item: framing.Broken) -> None:
         acct = self.acct
         where = Where(acct.records_read, item.line, item.byte_offset)
         acct.records_read += 1
@@ -387,7 +367,7 @@ class PartDecoder:
         c["raw_json"].append(raw if isinstance(raw, str) else raw_json(raw))
         c["codes"].append([code.value])
 
-    def truncated_document(self, item: sniff.Broken) -> None:
+    def truncated_document(self, item: framing.Broken) -> None:
         rescue = salvage_text(item.raw)
         if not self.options.salvage or rescue.text is None:
             self.reject(
@@ -409,9 +389,9 @@ class PartDecoder:
         self.framing = "single"
         self.partial = True
         try:
-            value = sniff.Value(orjson.loads(rescue.text), item.line, item.byte_offset)
+            value = framing.Value(orjson.loads(rescue.text), item.line, item.byte_offset)
         except orjson.JSONDecodeError:  # NaN tokens, lone surrogates: the lenient path
-            lenient = sniff.lenient_value(rescue.text, item.line, item.byte_offset)
+            lenient = framing.lenient_value(rescue.text, item.line, item.byte_offset)
             if lenient is None:
                 self.reject(
                     Code.E_TRUNCATED_JSON,
@@ -442,19 +422,6 @@ def _bare_request(data: bytes) -> Any:
             if any(len(span.trace_id) == 16 for span in ss.spans):
                 return request
     return None
-
-
-def _last_line_start(data: bytes) -> int:
-    """Where the last non-blank line of ``data`` starts (-1 when every line is blank)."""
-    end = len(data)
-    while end > 0:
-        nl = data.rfind(b"\n", 0, end)
-        if data[nl + 1 : end].strip():
-            return nl + 1
-        if nl < 0:
-            return -1
-        end = nl
-    return -1
 
 
 def decode_part(part: framing.Part, options: DecodeOptions) -> PartResult:
