@@ -22,7 +22,8 @@ from valuechain.chains import DeriveSummary, derive_traces
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
-from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions, pointer
+from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
+from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
 from valuechain.ingest.source.stream import SourceStream
 from valuechain.store import Committed, Database

@@ -11,7 +11,8 @@ import pyarrow.compute as pc
 from valuechain.contract import tables
 from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, issues_table
 from valuechain.errors import IngestError
-from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions, pointer
+from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
+from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.parts import PartResult, Rejection
 
 
