@@ -15,7 +15,7 @@ import pyarrow as pa
 from valuechain.contract.issues import Issue
 from valuechain.errors import IngestError
 from valuechain.ingest.bytes import compression, framing
-from valuechain.ingest.otlp.json import DEFAULT_LARGE_VALUE_THRESHOLD
+from valuechain.ingest.otlp.fields import DEFAULT_LARGE_VALUE_THRESHOLD
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,8 @@ from valuechain.ingest.bytes.recognise import describe_non_otlp, describe_text
 from valuechain.ingest.bytes.salvage import salvage as salvage_text
 from valuechain.ingest.otlp import fast as fastpath
 from valuechain.ingest.otlp import proto as otlp_proto
-from valuechain.ingest.otlp.json import SpanDecoder, raw_json
+from valuechain.ingest.otlp.fields import raw_json
+from valuechain.ingest.otlp.json import SpanDecoder
 from valuechain.ingest.otlp.keys import OTHER_SIGNALS, is_request
 from valuechain.ingest.source.decoded import Accounting, DecodeOptions
 from valuechain.ingest.source.issue_log import IssueLog, Where
