@@ -17,7 +17,7 @@ from valuechain.ingest.bytes import framing
 from valuechain.ingest.otlp.scalars import scrub_surrogates
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import SourceMerger
-from valuechain.ingest.source.parts import PartDecoder
+from valuechain.ingest.source.records import RecordDecoder
 from valuechain.ingest.source.stream import SourceStream
 
 __all__ = ["DecodeOptions", "DecodedSource", "decode_export"]
@@ -34,7 +34,7 @@ def decode_export(
             orjson.dumps(data)
         except TypeError:  # e.g. lone surrogates in a caller-built dict (§5.2 W_INVALID_UTF8)
             value.obj, value.invalid_utf8 = scrub_surrogates(data)
-        part = PartDecoder(options)
+        part = RecordDecoder(options)
         part.run_values([value])
         merger = SourceMerger(source, hashlib.sha256(b"").hexdigest(), 0, options, keep=True)
         merger.add(part.result())

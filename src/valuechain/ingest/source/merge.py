@@ -13,7 +13,7 @@ from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, issues_ta
 from valuechain.errors import IngestError
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
-from valuechain.ingest.source.parts import PartResult, Rejection
+from valuechain.ingest.source.records import PartResult, Rejection
 
 
 # ---------------------------------------------------------------------------- merging

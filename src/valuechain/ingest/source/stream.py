@@ -10,7 +10,8 @@ from valuechain.ingest.bytes import framing
 from valuechain.ingest.bytes.compression import Unpacker
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import Batch, SourceMerger
-from valuechain.ingest.source.parts import PartResult, decode_part
+from valuechain.ingest.source.parts import decode_part
+from valuechain.ingest.source.records import PartResult
 
 
 # ---------------------------------------------------------------------------- streaming
