@@ -131,7 +131,7 @@ def _duckdb_type(arrow: pa.DataType) -> str:
 
 # ---------------------------------------------------------------------------- cases
 def msgspec_typed(path: str, part: int, parts: int) -> int:
-    from valuechain.ingest.fast import _DECODER  # noqa: PLC0415
+    from valuechain.ingest.otlp.fast import _DECODER  # noqa: PLC0415
 
     lines = Path(path).read_bytes().splitlines()[part::parts]
     start = time.perf_counter()

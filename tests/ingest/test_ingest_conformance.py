@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -100,7 +101,9 @@ def decoded(path_of: dict[str, Path]) -> dict[str, DecodedSource]:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_decode_outcome(name: str, decoded: dict[str, DecodedSource]) -> None:
+def test_decode_outcome(
+    name: str, decoded: dict[str, DecodedSource], otlp: SimpleNamespace
+) -> None:
     want, got = EXPECTED[name], decoded[name]
     acct = got.accounting
     assert got.status == want.status
@@ -111,7 +114,7 @@ def test_decode_outcome(name: str, decoded: dict[str, DecodedSource]) -> None:
         acct.records_other_signal,
         acct.records_quarantined,
     ) == want.records
-    assert got.accounting.check(got.span_count, _attribute_rows(got)) == []
+    assert got.accounting.check(got.span_count, otlp.attribute_rows(got)) == []
     if want.status == "rejected":
         assert got.rejection is not None
         assert got.rejection.code == "E_NOT_OTLP"
@@ -334,10 +337,6 @@ def test_spec_example_reads_every_mcp_app_role(imported: Callable[[str], Databas
     assert roles["trial"] == 8
     assert sum(roles.values()) == 72
     assert db.sql("SELECT count(*) FROM spans WHERE is_orphan").item() == 0
-
-
-def _attribute_rows(decoded: DecodedSource) -> int:
-    return decoded.tables["attributes"].num_rows if "attributes" in decoded.tables else 0
 
 
 def test_vendored_files_are_the_public_bytes(shared: Path) -> None:

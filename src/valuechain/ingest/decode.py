@@ -13,12 +13,12 @@ from typing import Any
 
 import orjson
 
-from valuechain.ingest import sniff
-from valuechain.ingest.merge import SourceMerger
-from valuechain.ingest.parts import PartDecoder
-from valuechain.ingest.scalars import scrub_surrogates
-from valuechain.ingest.source import DecodedSource, DecodeOptions
-from valuechain.ingest.stream import SourceStream
+from valuechain.ingest.bytes import framing
+from valuechain.ingest.otlp.scalars import scrub_surrogates
+from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
+from valuechain.ingest.source.merge import SourceMerger
+from valuechain.ingest.source.records import RecordDecoder
+from valuechain.ingest.source.stream import SourceStream
 
 __all__ = ["DecodeOptions", "DecodedSource", "decode_export"]
 
@@ -29,12 +29,12 @@ def decode_export(
     """Decode one export (bytes of a file, or one parsed request) into span tables."""
     options = options or DecodeOptions()
     if isinstance(data, dict):
-        value = sniff.Value(data, 1, 0)
+        value = framing.Value(data, 1, 0)
         try:
             orjson.dumps(data)
         except TypeError:  # e.g. lone surrogates in a caller-built dict (§5.2 W_INVALID_UTF8)
             value.obj, value.invalid_utf8 = scrub_surrogates(data)
-        part = PartDecoder(options)
+        part = RecordDecoder(options)
         part.run_values([value])
         merger = SourceMerger(source, hashlib.sha256(b"").hexdigest(), 0, options, keep=True)
         merger.add(part.result())

@@ -16,16 +16,14 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow.compute as pc
-
-from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, Severity
+from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.ledger import SourceLedger
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
-from valuechain.ingest.read import Missing, Skipped, expand_paths
-from valuechain.ingest.source import DecodedSource, DecodeOptions, pointer
-from valuechain.ingest.stream import SourceStream
-from valuechain.ingest.unpack import READ_CHUNK, file_chunks
+from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
+from valuechain.ingest.source.issue_log import pointer
+from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
+from valuechain.ingest.source.stream import SourceStream
 from valuechain.pipeline.derive import DeriveSummary, derive_traces
 from valuechain.store import Committed, Database, SourceWriter
 
@@ -200,24 +198,6 @@ def _digest(path: Path) -> tuple[str, int]:
     with path.open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256")
         return digest.hexdigest(), handle.tell()
-
-
-def commit(
-    db: Database, decoded: DecodedSource, import_id: int, options: ImportOptions
-) -> SourceResult:
-    """Commit a decoded source unless it was rejected (or is rejected by ``strict``)."""
-    result = _verdict(decoded, options)
-    if result.error is not None:
-        return result
-    with SourceWriter(db, decoded.source, import_id) as writer:
-        batch_tables = {k: v for k, v in decoded.tables.items() if k != "issues"}
-        writer.add(batch_tables, [i for i in decoded.issues if i.code not in AGGREGATED])
-        committed = writer.finish(
-            ledger_of(decoded), [i for i in decoded.issues if i.code in AGGREGATED]
-        )
-    spans = decoded.tables["spans"]
-    trace_ids = tuple(pc.unique(spans.column("trace_id")).to_pylist())
-    return _committed(result, decoded, committed, trace_ids)
 
 
 def ledger_of(decoded: DecodedSource) -> SourceLedger:

@@ -124,7 +124,7 @@ def _stream_records(
 ) -> tuple[int, int]:
     """Length-prefixed records, one request per trace: 4-byte big-endian length, then the
     protobuf (or JSON) request, zstd-compressed on its own in the collector's legacy mode."""
-    from valuechain.ingest.unpack import zstd_compress  # noqa: PLC0415
+    from valuechain.ingest.bytes.compression import zstd_compress  # noqa: PLC0415
 
     suite, trials, spans = build_suite(config), 0, 0
     for _, trace in traces(config, suite):
@@ -164,7 +164,7 @@ def write_export(
     records = proto or zstd == "legacy"
     with path.open("wb", buffering=_BUFFER_BYTES) as raw:
         if gzip or zstd == "native":
-            from valuechain.ingest.unpack import zstd_open_write  # noqa: PLC0415
+            from valuechain.ingest.bytes.compression import zstd_open_write  # noqa: PLC0415
 
             # gzip: mtime=0 and an empty name in the header: same config, same bytes
             wrapper = (

@@ -1,13 +1,24 @@
 """Field names of the OTLP trace messages, and the snake_case spelling readers must accept.
 
 OTLP/JSON keys are lowerCamelCase; generic proto3 printers emit the original snake_case
-(TRACE-FORMAT §1.2). ``normalise`` maps an object onto camelCase keys and says what it saw.
+(TRACE-FORMAT §1.2). ``normalise`` maps an object onto camelCase keys and says what it saw;
+``is_request`` tells a trace (or other-signal) request by its top-level keys.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+# top-level keys of metrics, logs and profiles requests: skipped with I_OTHER_SIGNAL (§5.2)
+OTHER_SIGNALS = (
+    "resourceMetrics",
+    "resourceLogs",
+    "resourceProfiles",
+    "resource_metrics",
+    "resource_logs",
+    "resource_profiles",
+)
 
 
 def snake(camel: str) -> str:
@@ -73,3 +84,10 @@ def normalise(
         else:
             unknown.append((key, value))
     return out, saw_snake, unknown
+
+
+def is_request(obj: Any) -> bool:
+    """Whether ``obj`` is an OTLP request of any signal, by its top-level key."""
+    return isinstance(obj, dict) and any(
+        k in obj for k in ("resourceSpans", "resource_spans", *OTHER_SIGNALS)
+    )

@@ -1,12 +1,12 @@
-"""Streaming decompression of one source under a size cap (TRACE-FORMAT §1.8 step 1, §5.3).
+"""Decompression of a source and of its records under a size cap (TRACE-FORMAT §1.8 step 1, §5.3).
 
 ``Unpacker`` turns an iterable of raw chunks (a file read piece by piece) into decompressed
 chunks without ever holding the whole output: gzip (several members allowed, trailing zero
 padding ignored) and zstd (one or more standard frames, the collector's *native* compression)
 are recognised by their magic bytes; anything else passes through untouched. Output stops at
 ``max_bytes`` (``E_TOO_LARGE``); a stream that ends early or is corrupt ends the output where
-the decompressor stopped (``E_TRUNCATED_COMPRESSION``). The semantics are exactly those of
-``sniff.decompress`` for gzip, which stays the one-shot reference.
+the decompressor stopped (``E_TRUNCATED_COMPRESSION``). ``unzstd_record`` undoes the
+collector's *legacy* compression, one zstd frame per length-prefixed record, under the same cap.
 
 zstd comes from ``compression.zstd`` (Python 3.14) or its backport ``backports.zstd``: its
 decompressor bounds the output of every call (``max_length``), so a zstd bomb is never
@@ -21,14 +21,16 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from valuechain.contract.issues import Code
-from valuechain.ingest.sniff import DEFAULT_MAX_DECOMPRESSED, GZIP_MAGIC, ZSTD_MAGIC
+from valuechain.contract.issues import Code, Issue
 
 if sys.version_info >= (3, 14):  # pragma: no cover - the stdlib module of 3.14
     from compression import zstd
 else:
     from backports import zstd
 
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+DEFAULT_MAX_DECOMPRESSED = 4 << 30  # TRACE-FORMAT §7 decision 5
 _OUT_CHUNK = 1 << 20  # decompressed bytes per decompressor call
 _IN_CHUNK = 1 << 16
 
@@ -177,11 +179,15 @@ class Unpacker:
             )
 
 
-READ_CHUNK = 1 << 20  # bytes per read of a source file
-
-
-def file_chunks(path: Any, size: int = READ_CHUNK) -> Iterator[bytes]:
-    """The bytes of the file at ``path``, ``size`` at a time."""
-    with open(path, "rb") as handle:
-        while piece := handle.read(size):
-            yield piece
+def unzstd_record(payload: bytes, max_bytes: int) -> bytes | Issue:
+    """One zstd frame of a length-prefixed record, decompressed; an ``Issue`` says why it is not."""
+    engine = zstd_decompressor()
+    try:
+        out = engine.decompress(payload, max_length=max_bytes + 1)
+    except Exception as exc:  # zstd.ZstdError: a corrupt frame
+        return Issue(Code.E_TRUNCATED_COMPRESSION, f"a zstd-compressed record is corrupt ({exc})")
+    if len(out) > max_bytes:
+        return Issue(Code.E_TOO_LARGE, f"a record decompresses beyond the cap of {max_bytes} bytes")
+    if not engine.eof:
+        return Issue(Code.E_TRUNCATED_COMPRESSION, "a zstd-compressed record ends early")
+    return bytes(out)

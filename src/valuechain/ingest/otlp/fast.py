@@ -15,7 +15,8 @@ counts on a span, duplicate attribute keys, more than one AnyValue variant, an u
 spelling, a large value, a container AnyValue whose decoding notes anything — makes ``decode``
 return ``False`` having written nothing, and the caller hands the record to the reference
 decoder. A record is therefore decoded by exactly one of the two, and the reference decoder
-stays the definition of the semantics.
+stays the definition of the semantics. Attribute lists are turned into rows, under the same
+rule, by ``fast_attributes.py``.
 """
 
 from __future__ import annotations
@@ -27,25 +28,13 @@ import msgspec
 import orjson
 from msgspec import UNSET, Struct, UnsetType
 
-from valuechain.ingest import anyvalue
-from valuechain.ingest.issue_log import Where
-from valuechain.ingest.otlp_json import MCP_APP_ROLE, OI_SPAN_KIND, SpanDecoder
-from valuechain.ingest.scalars import INT64_MAX, UINT32_MAX
+from valuechain.ingest.otlp.fast_attributes import FallbackError, FastAttributes, KeyValue
+from valuechain.ingest.otlp.json import SpanDecoder
+from valuechain.ingest.otlp.scalars import INT64_MAX, UINT32_MAX
+from valuechain.ingest.source.issue_log import Where
 
-_ROLE_KEYS = frozenset({OI_SPAN_KIND, MCP_APP_ROLE})
-_INT64_MIN = -(1 << 63)
-_EXACT_INT_DOUBLE = 1 << 53
 _sha256 = hashlib.sha256
 _dumps = orjson.dumps
-
-
-class _FallbackError(Exception):
-    """The record is not canonical: the reference decoder takes it."""
-
-
-class _KV(Struct, forbid_unknown_fields=True, rename="camel"):
-    key: str
-    value: dict[str, Any] | UnsetType = UNSET
 
 
 class _Status(Struct, forbid_unknown_fields=True, rename="camel"):
@@ -56,7 +45,7 @@ class _Status(Struct, forbid_unknown_fields=True, rename="camel"):
 class _Event(Struct, forbid_unknown_fields=True, rename="camel"):
     time_unix_nano: str | UnsetType = UNSET
     name: str | UnsetType = UNSET
-    attributes: list[_KV] = []
+    attributes: list[KeyValue] = []
     dropped_attributes_count: int = 0
 
 
@@ -64,7 +53,7 @@ class _Link(Struct, forbid_unknown_fields=True, rename="camel"):
     trace_id: str
     span_id: str
     trace_state: str | UnsetType = UNSET
-    attributes: list[_KV] = []
+    attributes: list[KeyValue] = []
     dropped_attributes_count: int = 0
     flags: int | UnsetType = UNSET
 
@@ -79,7 +68,7 @@ class _Span(Struct, forbid_unknown_fields=True, rename="camel"):
     kind: int = 0
     start_time_unix_nano: str = ""
     end_time_unix_nano: str = ""
-    attributes: list[_KV] = []
+    attributes: list[KeyValue] = []
     dropped_attributes_count: int = 0
     events: list[_Event] = []
     dropped_events_count: int = 0
@@ -91,7 +80,7 @@ class _Span(Struct, forbid_unknown_fields=True, rename="camel"):
 class _Scope(Struct, forbid_unknown_fields=True, rename="camel"):
     name: str | UnsetType = UNSET
     version: str | UnsetType = UNSET
-    attributes: list[_KV] = []
+    attributes: list[KeyValue] = []
     dropped_attributes_count: int = 0
 
 
@@ -102,7 +91,7 @@ class _ScopeSpans(Struct, forbid_unknown_fields=True, rename="camel"):
 
 
 class _Resource(Struct, forbid_unknown_fields=True, rename="camel"):
-    attributes: list[_KV] = []
+    attributes: list[KeyValue] = []
     dropped_attributes_count: int = 0
     entity_refs: msgspec.Raw | UnsetType = UNSET  # known (development) field, not read
 
@@ -118,7 +107,6 @@ class _Request(Struct, forbid_unknown_fields=True, rename="camel"):
 
 
 _DECODER = msgspec.json.Decoder(_Request)
-_EMPTY_ROW = ("empty", None, None, None, None, None, None)
 
 
 def _text(value: str | UnsetType) -> str | None:
@@ -127,29 +115,29 @@ def _text(value: str | UnsetType) -> str | None:
 
 def _id(raw: str, size: int) -> bytes:
     if len(raw) != size * 2:
-        raise _FallbackError
+        raise FallbackError
     try:
         value = bytes.fromhex(raw)
     except ValueError:
-        raise _FallbackError from None
+        raise FallbackError from None
     if len(value) != size or not any(value):
-        raise _FallbackError
+        raise FallbackError
     return value
 
 
 def _time(raw: str) -> int:
     """A canonical, non-zero, int64-sized decimal time (anything else is not the fast path)."""
     if not (raw.isascii() and raw.isdigit()):
-        raise _FallbackError
+        raise FallbackError
     value = int(raw)
     if not 0 < value <= INT64_MAX:
-        raise _FallbackError
+        raise FallbackError
     return value
 
 
 def _count(value: int) -> int:
     if not 0 <= value <= UINT32_MAX:
-        raise _FallbackError
+        raise FallbackError
     return value
 
 
@@ -159,7 +147,7 @@ def _flags(value: int | UnsetType) -> int | None:
     return _count(value)
 
 
-class FastDecoder:
+class FastDecoder(FastAttributes):
     """Decodes canonical OTLP/JSON records straight into a ``SpanDecoder``'s columns."""
 
     def __init__(self, spans: SpanDecoder) -> None:
@@ -190,7 +178,7 @@ class FastDecoder:
             rows.clear()
         try:
             spans_read = self._request(request, where.record_index or 0)
-        except _FallbackError:
+        except FallbackError:
             return False
         for name, rows in zip(_TABLES, self._rows(), strict=True):
             if rows:
@@ -221,7 +209,7 @@ class FastDecoder:
         for r_index, rs in enumerate(request.resource_spans):
             resource = rs.resource
             if resource is UNSET:
-                r_attrs: list[_KV] = []
+                r_attrs: list[KeyValue] = []
                 r_dropped = 0
             else:
                 r_attrs = resource.attributes
@@ -233,7 +221,7 @@ class FastDecoder:
             )
             resource_canon = self._attrs(r_attrs, "resource", resource_row)[0]
             if not rs.scope_spans:
-                raise _FallbackError  # I_EMPTY_ENVELOPE
+                raise FallbackError  # I_EMPTY_ENVELOPE
             resource_hash = _sha256(_dumps(resource_canon)).hexdigest()
             rpath = f"resourceSpans[{r_index}].scopeSpans["
             for s_index, ss in enumerate(rs.scope_spans):
@@ -242,7 +230,7 @@ class FastDecoder:
                 nxt["scopes"] += 1
                 if scope is UNSET:
                     name = version = None
-                    s_attrs: list[_KV] = []
+                    s_attrs: list[KeyValue] = []
                     s_dropped = 0
                 else:
                     name = _text(scope.name)
@@ -255,7 +243,7 @@ class FastDecoder:
                 scope_canon = self._attrs(s_attrs, "scope", scope_row)[0]
                 owner = _dumps([resource_hash, name, version, scope_canon]).decode()
                 if not ss.spans:
-                    raise _FallbackError  # I_EMPTY_ENVELOPE
+                    raise FallbackError  # I_EMPTY_ENVELOPE
                 spath = f"{rpath}{s_index}].spans["
                 for k, span in enumerate(ss.spans):
                     self._span(span, scope_row, resource_row, record_index, owner, spath, k)
@@ -279,21 +267,21 @@ class FastDecoder:
         parent = _id(parent_raw, 8) if parent_raw else None
         kind = span.kind
         if not 0 <= kind <= 5:
-            raise _FallbackError
+            raise FallbackError
         status = span.status
         if status is UNSET:
             code, message = 0, None
         else:
             code, message = status.code, _text(status.message)
             if not 0 <= code <= 2:
-                raise _FallbackError
+                raise FallbackError
         start = _time(span.start_time_unix_nano)
         end = _time(span.end_time_unix_nano)
         duration = end - start
         if duration < 0:
-            raise _FallbackError
+            raise FallbackError
         if span.dropped_attributes_count or span.dropped_events_count or span.dropped_links_count:
-            raise _FallbackError  # W_DROPPED_AT_SOURCE (or an invalid count)
+            raise FallbackError  # W_DROPPED_AT_SOURCE (or an invalid count)
         nxt = self._next
         span_row = nxt["spans"]
         nxt["spans"] += 1
@@ -388,226 +376,15 @@ class FastDecoder:
             canon.append([trace_id.hex(), span_id.hex(), trace_state, flags, attrs])
         return canon
 
-    # ------------------------------------------------------------------ attributes
-    def _attrs(
-        self, kvs: list[_KV], owner_type: str, owner_row: int
-    ) -> tuple[list[Any], str | None, str | None]:
-        """Attribute rows of one owner; (canonical list, openinference kind, mcp.app role)."""
-        if not kvs:
-            return [], None, None
-        canon: list[Any] = []
-        append_row = self._attr_rows.append
-        append_canon = canon.append
-        threshold = self.threshold
-        oi_kind = role = None
-        for ordinal, kv in enumerate(kvs):
-            key = kv.key
-            value = kv.value
-            if value is UNSET or not value:
-                append_row((owner_type, owner_row, ordinal, key, *_EMPTY_ROW, None))
-                append_canon([key, "empty", None])
-                continue
-            if len(value) != 1:
-                raise _FallbackError  # W_MULTIPLE_VARIANTS or an unknown field
-            ((variant, x),) = value.items()
-            if variant == "stringValue":
-                if type(x) is not str or len(x) > threshold:
-                    raise _FallbackError
-                append_row(
-                    (
-                        owner_type,
-                        owner_row,
-                        ordinal,
-                        key,
-                        "string",
-                        x,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                    )
-                )
-                append_canon([key, "string", x])
-                if key in _ROLE_KEYS:  # keys are unique here (duplicates fall back below)
-                    if key == OI_SPAN_KIND:
-                        oi_kind = x
-                    else:
-                        role = x
-                continue
-            if variant == "intValue":
-                if type(x) is not str or not _decimal(x):
-                    raise _FallbackError  # I_NUMERIC_INT64, W_INVALID_VALUE
-                number = int(x)
-                if not _INT64_MIN <= number <= INT64_MAX:
-                    raise _FallbackError
-                append_row(
-                    (
-                        owner_type,
-                        owner_row,
-                        ordinal,
-                        key,
-                        "int",
-                        None,
-                        number,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                    )
-                )
-                append_canon([key, "int", number])
-            elif variant == "boolValue":
-                if type(x) is not bool:
-                    raise _FallbackError
-                append_row(
-                    (
-                        owner_type,
-                        owner_row,
-                        ordinal,
-                        key,
-                        "bool",
-                        None,
-                        None,
-                        None,
-                        x,
-                        None,
-                        None,
-                        None,
-                    )
-                )
-                append_canon([key, "bool", x])
-            elif variant == "doubleValue":
-                if type(x) is float:
-                    number_f = x
-                elif type(x) is int and -_EXACT_INT_DOUBLE <= x <= _EXACT_INT_DOUBLE:
-                    number_f = float(x)
-                else:
-                    raise _FallbackError
-                append_row(
-                    (
-                        owner_type,
-                        owner_row,
-                        ordinal,
-                        key,
-                        "double",
-                        None,
-                        None,
-                        number_f,
-                        None,
-                        None,
-                        None,
-                        None,
-                    )
-                )
-                append_canon([key, "double", repr(number_f)])
-            elif variant == "arrayValue" and (strings := _string_array(x)) is not None:
-                # the common array (tool names, finish reasons, tags): plain strings only,
-                # rendered exactly as anyvalue.decode renders it
-                text = _dumps(strings).decode()
-                append_row(
-                    (
-                        owner_type,
-                        owner_row,
-                        ordinal,
-                        key,
-                        "array",
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                        text,
-                        None,
-                    )
-                )
-                append_canon([key, "array", text])
-            elif variant in ("arrayValue", "kvlistValue"):
-                try:
-                    decoded = anyvalue.decode(value)
-                except anyvalue.TooDeepError:
-                    raise _FallbackError from None
-                if decoded.notes:
-                    raise _FallbackError
-                append_row(
-                    (
-                        owner_type,
-                        owner_row,
-                        ordinal,
-                        key,
-                        decoded.type,
-                        None,
-                        None,
-                        None,
-                        None,
-                        None,
-                        decoded.json,
-                        None,
-                    )
-                )
-                append_canon([key, decoded.type, decoded.json])
-            elif variant == "bytesValue":
-                data = anyvalue.decode_bytes(x)
-                if data is None or len(data) > threshold:
-                    raise _FallbackError
-                append_row(
-                    (
-                        owner_type,
-                        owner_row,
-                        ordinal,
-                        key,
-                        "bytes",
-                        None,
-                        None,
-                        None,
-                        None,
-                        data,
-                        None,
-                        None,
-                    )
-                )
-                append_canon([key, "bytes", data.hex()])
-            else:
-                raise _FallbackError  # snake_case variant, unknown AnyValue field
-        if len(kvs) > 1 and len({kv.key for kv in kvs}) != len(kvs):
-            raise _FallbackError  # W_DUPLICATE_ATTRIBUTE_KEY
-        self._attributes_read += len(kvs)
-        return canon, oi_kind, role
-
 
 _TABLES = ("resources", "scopes", "spans", "attributes", "events", "links")
-
-
-def _string_array(value: Any) -> list[str] | None:
-    """The strings of an ``arrayValue`` holding only ``stringValue`` items, else None."""
-    if type(value) is not dict or len(value) != 1:
-        return None
-    items = value.get("values")
-    if type(items) is not list:
-        return None
-    strings = []
-    for item in items:
-        if type(item) is not dict or len(item) != 1:
-            return None
-        text = item.get("stringValue")
-        if type(text) is not str:
-            return None
-        strings.append(text)
-    return strings
-
-
-def _decimal(text: str) -> bool:
-    digits = text[1:] if text.startswith("-") else text
-    return bool(digits) and digits.isascii() and digits.isdigit()
 
 
 def _event_time(raw: str) -> int | None:
     """An event time: canonical decimal; 0 reads as unknown (as in the reference)."""
     if not (raw.isascii() and raw.isdigit()):
-        raise _FallbackError
+        raise FallbackError
     value = int(raw)
     if value > INT64_MAX:
-        raise _FallbackError  # W_TIME_OUT_OF_RANGE
+        raise FallbackError  # W_TIME_OUT_OF_RANGE
     return value or None

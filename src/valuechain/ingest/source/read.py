@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import glob
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+READ_CHUNK = 1 << 20  # bytes per read of a source file
 EXPORT_SUFFIXES = frozenset(
     {".json", ".jsonl", ".ndjson", ".gz", ".zst", ".zstd", ".pb", ".otlp", ".bin", ".proto"}
 )
@@ -91,3 +93,10 @@ def _hidden(relative: Path) -> bool:
 
 def _is_export(path: Path) -> bool:
     return bool(set(path.suffixes) & EXPORT_SUFFIXES)
+
+
+def file_chunks(path: Any, size: int = READ_CHUNK) -> Iterator[bytes]:
+    """The bytes of the file at ``path``, ``size`` at a time."""
+    with open(path, "rb") as handle:
+        while piece := handle.read(size):
+            yield piece

@@ -1,33 +1,28 @@
-"""What decoding one source yields: options, accounting, the decoded source, issue rows."""
+"""What decoding one source takes and yields: its options, its accounting, the decoded source.
+
+``DecodeOptions`` are the knobs of one decode (salvage, caps, batch size, fast path, workers);
+``Accounting`` holds the counts of the accounting invariant (TRACE-FORMAT §5.1); a
+``DecodedSource`` is everything one source yields, as the store and the pipeline read it.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 import pyarrow as pa
 
 from valuechain.contract.issues import Issue
 from valuechain.errors import IngestError
-from valuechain.ingest import framing, sniff
-from valuechain.ingest.otlp_json import DEFAULT_LARGE_VALUE_THRESHOLD
-
-OTHER_SIGNALS = (
-    "resourceMetrics",
-    "resourceLogs",
-    "resourceProfiles",
-    "resource_metrics",
-    "resource_logs",
-    "resource_profiles",
-)
+from valuechain.ingest.bytes import compression, framing
+from valuechain.ingest.otlp.fields import DEFAULT_LARGE_VALUE_THRESHOLD
 
 
 @dataclass(frozen=True, slots=True)
 class DecodeOptions:
     salvage: bool = False
     large_value_threshold: int = DEFAULT_LARGE_VALUE_THRESHOLD
-    max_decompressed_bytes: int = sniff.DEFAULT_MAX_DECOMPRESSED
+    max_decompressed_bytes: int = compression.DEFAULT_MAX_DECOMPRESSED
     # NDJSON and length-prefixed sources are read and decoded in parts of about this size
     batch_bytes: int = framing.DEFAULT_BATCH_BYTES
     # canonical NDJSON records take the msgspec fast path (``fast.py``); False: reference only
@@ -95,15 +90,3 @@ class DecodedSource:
         for issue in self.issues:
             counts[issue.code.value] += issue.occurrences
         return counts
-
-
-def is_request(obj: Any) -> bool:
-    return isinstance(obj, dict) and any(
-        k in obj for k in ("resourceSpans", "resource_spans", *OTHER_SIGNALS)
-    )
-
-
-def pointer(issue: Issue) -> str | None:
-    """Where an issue is, as an error message leads with it: ``line 42: resourceSpans[0]…``."""
-    parts = [f"line {issue.line}" if issue.line is not None else None, issue.json_path]
-    return ": ".join(p for p in parts if p) or None

@@ -6,11 +6,12 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 
 from valuechain.contract.issues import Code
-from valuechain.ingest import framing
-from valuechain.ingest.merge import Batch, SourceMerger
-from valuechain.ingest.parts import PartResult, decode_part
-from valuechain.ingest.source import DecodedSource, DecodeOptions
-from valuechain.ingest.unpack import Unpacker
+from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes.compression import Unpacker
+from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
+from valuechain.ingest.source.merge import Batch, SourceMerger
+from valuechain.ingest.source.parts import decode_part
+from valuechain.ingest.source.records import PartResult
 
 
 # ---------------------------------------------------------------------------- streaming

@@ -1,6 +1,7 @@
 """The issue log of one source being decoded: where each issue is, flavour notes aggregated.
 
-The vocabulary (codes, severities, hints, the ``Issue`` row) is ``contract.issues``.
+The vocabulary (codes, severities, hints, the ``Issue`` row) is ``contract.issues``; ``pointer``
+renders where an issue is the way an error message leads with it (STYLE habit 5).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from valuechain.contract.issues import AGGREGATED, Code, Issue, Severity, excerpt
+from valuechain.contract.issues import AGGREGATED, Code, Issue, excerpt
 
 
 @dataclass(slots=True)
@@ -55,8 +56,8 @@ class IssueLog:
             self._aggregated[code] = issue
         self.issues.append(issue)
 
-    def count(self, code: Code) -> int:
-        return sum(i.occurrences for i in self.issues if i.code is code)
 
-    def has_errors(self) -> bool:
-        return any(i.severity is Severity.ERROR for i in self.issues)
+def pointer(issue: Issue) -> str | None:
+    """Where an issue is, as an error message leads with it: ``line 42: resourceSpans[0]…``."""
+    parts = [f"line {issue.line}" if issue.line is not None else None, issue.json_path]
+    return ": ".join(p for p in parts if p) or None

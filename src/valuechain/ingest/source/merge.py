@@ -11,8 +11,9 @@ import pyarrow.compute as pc
 from valuechain.contract import tables
 from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, issues_table
 from valuechain.errors import IngestError
-from valuechain.ingest.parts import PartResult, Rejection
-from valuechain.ingest.source import DecodedSource, DecodeOptions, pointer
+from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
+from valuechain.ingest.source.issue_log import pointer
+from valuechain.ingest.source.records import PartResult, Rejection
 
 
 # ---------------------------------------------------------------------------- merging

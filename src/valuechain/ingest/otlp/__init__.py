@@ -1,0 +1,1 @@
+"""OTLP decoding: OTLP/JSON (the reference decoder and its fast path), protobuf, AnyValue, ids."""

@@ -1,0 +1,1 @@
+"""The source shell: options, accounting, parts, merging, streaming and reading export files."""

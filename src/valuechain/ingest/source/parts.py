@@ -1,0 +1,198 @@
+"""Decoding one part of a source (a batch of records, or a whole document) into tables.
+
+A part is what ``Framer`` cut (TRACE-FORMAT §1.8, §5.3): whole NDJSON lines, whole
+length-prefixed records, or the whole body. ``PartDecoder`` finds its records — NDJSON lines
+straight to the fast path where it takes them, length-prefixed payloads (JSON, protobuf, or a
+zstd frame holding either), a single document, a bare protobuf request — and hands each to
+``RecordDecoder`` (``records.py``); ``decode_part`` is the unit of work of the process pool.
+"""
+
+from __future__ import annotations
+
+import base64
+import gc
+
+import orjson
+
+from valuechain.contract.issues import Code, Issue
+from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
+from valuechain.ingest.bytes.recognise import describe_text
+from valuechain.ingest.otlp import proto as otlp_proto
+from valuechain.ingest.source.decoded import DecodeOptions
+from valuechain.ingest.source.issue_log import Where
+from valuechain.ingest.source.records import PartResult, RecordDecoder
+
+
+class PartDecoder(RecordDecoder):
+    """Decodes one part (or a whole source): finds its records and decodes each."""
+
+    def run_part(self, part: framing.Part) -> PartResult:
+        if isinstance(part, framing.Lines):
+            self._check_utf8(part.data, part.start)
+            self._lines(part)
+        elif isinstance(part, framing.Records):
+            self._records(part.data, part.start, part.final)
+        else:
+            self._whole(part.data)
+        return self.result()
+
+    def _check_utf8(self, data: bytes, start: int) -> None:
+        if data.isascii():
+            return
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.invalid_utf8_at = start + exc.start
+
+    def _lines(self, part: framing.Lines) -> None:
+        acct = self.acct
+        if self.fast is None:
+            self.run_values(
+                framing.split_lines(part.data, part.start, part.first_line, final=part.final)
+            )
+            return
+        data, start, number, offset = part.data, part.start, part.first_line, 0
+        end = len(data)
+        last = framing.last_line_start(data) if part.final else -1
+        ends_nl = data.endswith(b"\n")
+        while offset < end:
+            nl = data.find(b"\n", offset)
+            stop = end if nl < 0 else nl
+            if stop > offset and data[offset] == 0x7B:  # '{': a candidate for the fast path
+                where = Where(acct.records_read, number, start + offset)
+                if self._took_fast(data[offset:stop], where):
+                    self.json_records += 1
+                    self.items += 1
+                    number, offset = number + 1, stop + 1
+                    continue
+            # the reference takes this line (and only it), exactly as split_lines would
+            chunk = data[offset : stop + 1] if nl >= 0 else data[offset:]
+            lines = framing.split_lines(
+                chunk, start + offset, number, final=offset == last, ends_with_newline=ends_nl
+            )
+            for item in lines:
+                self.item(item)
+            number, offset = number + 1, stop + 1
+
+    def _whole(self, data: bytes) -> None:
+        """The one-shot path: the whole (decompressed) body, exactly as the reference reads it."""
+        head = data.lstrip(framing.BOM).lstrip()[:1]
+        if head in (b"{", b"["):
+            self._check_utf8(data, 0)
+            if self.fast is not None and head == b"{" and self._whole_fast(data):
+                self.framing = "single"
+                return
+            self.run_values(framing.split_values(data))
+            return
+        if not head:
+            self.reject(
+                Code.E_NO_TRACES,
+                None,
+                "the input is empty",
+                "check that the producer finished writing the export",
+            )
+            return
+        if framing.length_prefixed(data[:64]):
+            self.framing = "length-prefixed"
+            self._records(data, 0, True)
+            return
+        if data[0] == 0x0A:  # field 1 (resource_spans): perhaps one bare serialized request
+            request = otlp_proto.bare_request(data)
+            if request is not None:
+                self.framing = "single"
+                self.items += 1
+                self._proto(request, 0)
+                return
+        self.reject(Code.E_NOT_OTLP, "byte 0", describe_text(data))
+
+    def _whole_fast(self, data: bytes) -> bool:
+        body, line, offset = framing.first_value(data)
+        if not self._took_fast(body, Where(0, line, offset)):
+            return False
+        self.json_records += 1
+        self.items += 1
+        return True
+
+    # ------------------------------------------------------------------ length-prefixed
+    def _records(self, data: bytes, start: int, final: bool) -> None:
+        acct = self.acct
+        for prefix, begin, end in framing.iter_records(data, start):
+            self.items += 1
+            where = Where(acct.records_read, None, start + prefix)
+            span_text = f"bytes {start + prefix}–{start + min(end, len(data))}"
+            if end > len(data):
+                code = Code.E_TRUNCATED_RECORD if final else Code.E_INVALID_RECORD
+                size_known = begin <= len(data)
+                what = (
+                    "the last length-prefixed record is cut short"
+                    if size_known
+                    else "the input ends inside a record's length prefix"
+                )
+                if end - begin > framing.MAX_RECORD_BYTES:
+                    code, what = Code.E_INVALID_RECORD, "a length prefix beyond any record size"
+                self._broken_bytes(where, data[prefix:], code, f"{what} ({span_text})")
+                return
+            payload = data[begin:end]
+            if payload.startswith(ZSTD_MAGIC):
+                unpacked = unzstd_record(payload, self.options.max_decompressed_bytes)
+                if isinstance(unpacked, Issue):
+                    self._broken_bytes(
+                        where, data[prefix:end], unpacked.code, f"{unpacked.message} ({span_text})"
+                    )
+                    continue
+                self.zstd_records += 1
+                self.extra_decoded += len(unpacked) - len(payload)
+                payload = unpacked
+            head = payload.lstrip(framing.BOM).lstrip()[:1]
+            if head in (b"{", b"["):
+                self.json_records += 1
+                values = list(framing.split_values(payload))
+                for item in values:
+                    if isinstance(item, framing.Broken):
+                        self._broken_bytes(
+                            where,
+                            data[prefix:end],
+                            Code.E_INVALID_RECORD,
+                            f"{item.message} ({span_text})",
+                        )
+                        break
+                else:
+                    for item in values:
+                        assert isinstance(item, framing.Value)
+                        item.line, item.byte_offset = None, start + prefix
+                        self.value(item)
+                continue
+            try:
+                request = otlp_proto.parse_request(payload)
+            except otlp_proto.DecodeError as exc:
+                self._broken_bytes(
+                    where,
+                    data[prefix:end],
+                    Code.E_INVALID_PROTO_RECORD,
+                    f"not a protobuf ExportTraceServiceRequest ({exc}) ({span_text})",
+                )
+                continue
+            self._proto(request, start + prefix)
+
+    def _broken_bytes(self, where: Where, raw: bytes, code: Code, message: str) -> None:
+        acct = self.acct
+        acct.records_read += 1
+        acct.records_quarantined += 1
+        text = orjson.dumps(base64.b64encode(raw).decode()).decode()
+        self.quarantine(where, None, text, code, message)
+
+
+def decode_part(part: framing.Part, options: DecodeOptions) -> PartResult:
+    """Decode one part on its own (the unit of work of the process pool).
+
+    The cyclic garbage collector is paused meanwhile: decoding allocates millions of short-lived
+    acyclic objects, and each collection would walk all of them again for nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return PartDecoder(options).run_part(part)
+    finally:
+        if enabled:
+            gc.enable()

@@ -1,0 +1,54 @@
+"""ingest/bytes/compression.py: gzip (several members) and zstd (native streams, legacy records)
+under the size cap; a cut stream keeps what was decompressed (TRACE-FORMAT §1.8 step 1, §5.3).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import struct
+from pathlib import Path
+from types import SimpleNamespace
+
+from ingest_builders import SMALL, ndjson_lines
+
+from valuechain.ingest.bytes.compression import Unpacker, zstd_compress
+from valuechain.ingest.decode import decode_export
+from valuechain.synth import write_export
+
+
+def test_multi_member_gzip_is_read_whole(otlp: SimpleNamespace) -> None:
+    lines = ndjson_lines(otlp, 4)
+    data = gzip.compress(lines[0] + b"\n" + lines[1] + b"\n") + gzip.compress(
+        lines[2] + b"\n" + lines[3]
+    )
+    out = decode_export(data, "m.gz")
+    assert (out.status, out.span_count, out.compression) == ("ok", 4, "gzip")
+
+
+def test_truncated_zstd_keeps_the_complete_records(tmp_path: Path) -> None:
+    native = write_export(tmp_path / "a.zst", SMALL, ndjson=True, zstd="native").path
+    whole = decode_export(native.read_bytes(), "a")
+    data = native.read_bytes()
+    cut = decode_export(data[: len(data) * 2 // 3], "a")
+    assert cut.status == "partial"
+    assert 0 < cut.span_count < whole.span_count
+    assert cut.issue_counts()["E_TRUNCATED_COMPRESSION"] == 1
+    legacy = write_export(tmp_path / "b.bin", SMALL, zstd="legacy").path.read_bytes()
+    (size,) = struct.unpack_from(">I", legacy)
+    first = legacy[: 4 + size]
+    broken = first + struct.pack(">I", 40) + zstd_compress(os.urandom(1000))[:40]
+    decoded = decode_export(broken, "b")
+    assert decoded.status == "partial"
+    assert decoded.issue_counts()["E_TRUNCATED_COMPRESSION"] == 1
+    assert decoded.accounting.records_ingested == 1
+
+
+def test_gzip_streaming_matches_the_one_shot_decompressor(otlp: SimpleNamespace) -> None:
+    data = gzip.compress(otlp.ndjson(*[otlp.request(otlp.span(n)) for n in range(50)]))
+    for blob in (data, data + b"\x00\x00" + data, data[:-7], data + b"junk"):
+        one = Unpacker([blob], 10_000)  # the whole input in one piece
+        data_one = b"".join(one)
+        stream = Unpacker([blob[i : i + 100] for i in range(0, len(blob), 100)], 10_000)
+        assert b"".join(stream) == data_one
+        assert (stream.problem, stream.message) == (one.problem, one.message)

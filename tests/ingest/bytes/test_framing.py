@@ -1,0 +1,87 @@
+"""ingest/bytes/framing.py: every framing of TRACE-FORMAT §1.8/§5.3 gives the tables of NDJSON,
+in one part or many; broken and cut records are told apart; bare NaN/Infinity tokens and
+documents nested beyond any parser are read by the lenient path or rejected, never a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from ingest_builders import FRAMINGS, length_prefixed, ndjson_lines, pb_record
+from ingest_checks import codes, decode, issue, rows, same
+
+from valuechain.ingest.decode import DecodeOptions, decode_export
+
+EXPECTED = {
+    "ndjson-gzip": ("gzip", "stream", "otlp-json"),
+    "ndjson-zstd-native": ("zstd-native", "stream", "otlp-json"),
+    "json-zstd-legacy": ("zstd-legacy", "length-prefixed", "otlp-json"),
+    "proto-length-prefixed": ("none", "length-prefixed", "otlp-proto"),
+    "proto-zstd-legacy": ("zstd-legacy", "length-prefixed", "otlp-proto"),
+    "proto-zstd-native": ("zstd-native", "length-prefixed", "otlp-proto"),
+}
+
+
+@pytest.mark.parametrize("batch_bytes", [1 << 30, 30_000])
+@pytest.mark.parametrize("framing", list(FRAMINGS))
+def test_every_framing_gives_the_tables_of_ndjson(
+    exports: dict[str, Path], framing: str, batch_bytes: int
+) -> None:
+    reference = decode_export(exports["ndjson"].read_bytes(), "a", DecodeOptions(fast=False))
+    options = DecodeOptions(batch_bytes=batch_bytes)
+    decoded = decode_export(exports[framing].read_bytes(), "a", options)
+    assert decoded.status == "ok"
+    same(reference, decoded)
+    assert (decoded.compression, decoded.framing, decoded.encoding_flavor) == EXPECTED[framing]
+
+
+def test_corrupt_first_line_of_a_stream(otlp: SimpleNamespace) -> None:
+    lines = ndjson_lines(otlp, 3)
+    out = decode_export(b"\n".join([b"{not json", lines[1], lines[2]]) + b"\n", "s.jsonl")
+    assert (out.status, out.span_count) == ("partial", 2)
+    assert out.issue_counts() == {"E_INVALID_RECORD": 1}
+
+
+def test_a_cut_length_prefixed_file_keeps_its_whole_records(otlp: SimpleNamespace) -> None:
+    data = length_prefixed(pb_record(otlp, 1), pb_record(otlp, 2))
+    decoded = decode_export(data[:-5], "live.pb")
+    assert (decoded.status, decoded.span_count) == ("partial", 1)
+    assert decoded.issue_counts()["E_TRUNCATED_RECORD"] == 1
+
+
+def test_nan_strings_need_no_issue_but_bare_tokens_do(otlp: SimpleNamespace) -> None:
+    strings = otlp.dumps(
+        otlp.request(otlp.span(attributes=[{"key": "k", "value": {"doubleValue": "NaN"}}]))
+    )
+    bare = strings.replace(b'"NaN"', b"NaN")
+    assert b"NaN}" in bare
+    assert codes(decode(strings)) == {}
+    for data in (bare, bare.replace(b"NaN", b"-Infinity")):
+        got = decode(data)
+        assert codes(got) == {"W_NONSTANDARD_JSON": 1}
+        assert "NaN/Infinity" in issue(got, "W_NONSTANDARD_JSON").message
+        (value,) = rows(got, "attributes", "double_value")
+        assert math.isnan(value["double_value"]) or value["double_value"] == -math.inf
+
+
+def test_bare_nan_in_a_pretty_printed_document(otlp: SimpleNamespace) -> None:
+    pretty = json.dumps(
+        otlp.request(otlp.span(attributes=[{"key": "k", "value": {"doubleValue": math.inf}}])),
+        indent=2,
+    ).encode()
+    assert b"Infinity" in pretty
+    got = decode(pretty)
+    assert codes(got) == {"W_NONSTANDARD_JSON": 1}
+    assert rows(got, "attributes", "double_value") == [{"double_value": math.inf}]
+
+
+def test_document_nested_beyond_any_parser_is_rejected_not_a_crash() -> None:
+    data = b'{"resourceSpans":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    out = decode_export(data, "deep.json")
+    assert out.status == "rejected"
+    assert out.rejection is not None and out.rejection.code == "E_INVALID_RECORD"
+    assert "nested too deeply" in str(out.rejection)
