@@ -67,6 +67,10 @@ SCOPES = _schema(
     ("dropped_attributes_count", pa.uint32(), False),
 )
 
+# The attribute keys whose values the span tables also carry as columns (TRACE-FORMAT §6).
+OI_SPAN_KIND: Final = "openinference.span.kind"  # spans.oi_span_kind
+MCP_APP_ROLE: Final = "mcp.app.span.role"  # spans.mcp_app_role
+
 SPANS = _schema(
     ("span_row", pa.int64(), False),
     ("scope_row", pa.int64(), False),

@@ -342,7 +342,6 @@ EVALUATION_PREFIXES: tuple[str, ...] = (
 TOOL_NAME_PREFIXES: tuple[str, ...] = ("tools/call ", "execute_tool ")
 
 GENAI_INPUT_MESSAGES: Final = "gen_ai.input.messages"
-OI_SPAN_KIND: Final = "openinference.span.kind"
 GENAI_OPERATION: Final = "gen_ai.operation.name"
 MCP_METHOD: Final = "mcp.method.name"
 ERROR_TYPE: Final = "error.type"

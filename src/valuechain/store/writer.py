@@ -39,7 +39,7 @@ class SourceWriter:
     source starts from: until ``finish`` writes the ledger row and clears the mark, ``abort`` —
     or, after a crash, the next writable open of the store — deletes every row from those
     offsets on (``sql/ingest/5xx``). Batches carry source-local row ids
-    (``ingest.decode.rebase``). Each batch runs the ``sql/ingest/1xx`` statements
+    (``ingest.source.merge.rebase``). Each batch runs the ``sql/ingest/1xx`` statements
     (deduplication against everything stored so far, this source's earlier batches included,
     then the inserts); ``finish`` writes the closing issues and the ledger row (``9xx``).
     """

@@ -16,10 +16,11 @@ from typing import Any
 import orjson
 
 from valuechain.contract.issues import Code
+from valuechain.contract.tables import INT64_MAX
 from valuechain.ingest.otlp.scalars import Replaced, scrub_surrogates
 
 MAX_DEPTH = 64  # TRACE-FORMAT §7 decision 5
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+INT64_MIN = -(1 << 63)
 
 VARIANTS = {
     "stringValue": "string",

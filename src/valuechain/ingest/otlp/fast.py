@@ -28,9 +28,10 @@ import msgspec
 import orjson
 from msgspec import UNSET, Struct, UnsetType
 
+from valuechain.contract.tables import INT64_MAX
 from valuechain.ingest.otlp.fast_attributes import FallbackError, FastAttributes, KeyValue
 from valuechain.ingest.otlp.json import SpanDecoder
-from valuechain.ingest.otlp.scalars import INT64_MAX, UINT32_MAX
+from valuechain.ingest.otlp.scalars import UINT32_MAX
 from valuechain.ingest.source.issue_log import Where
 
 _sha256 = hashlib.sha256

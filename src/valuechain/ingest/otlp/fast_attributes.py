@@ -15,9 +15,8 @@ from typing import Any
 import orjson
 from msgspec import UNSET, Struct, UnsetType
 
+from valuechain.contract.tables import INT64_MAX, MCP_APP_ROLE, OI_SPAN_KIND
 from valuechain.ingest.otlp import anyvalue
-from valuechain.ingest.otlp.json import MCP_APP_ROLE, OI_SPAN_KIND
-from valuechain.ingest.otlp.scalars import INT64_MAX
 
 _ROLE_KEYS = frozenset({OI_SPAN_KIND, MCP_APP_ROLE})
 _INT64_MIN = -(1 << 63)

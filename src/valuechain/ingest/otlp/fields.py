@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from valuechain.contract import tables
 from valuechain.contract.issues import Code
+from valuechain.contract.tables import INT64_MAX
 from valuechain.ingest.otlp import anyvalue, ids, scalars
 from valuechain.ingest.source.issue_log import IssueLog, Where
 
@@ -200,7 +201,7 @@ class FieldDecoder:
     def _timestamp(self, value: int | None, path: str) -> int | None:
         if value is None:
             return None
-        if value > scalars.INT64_MAX:
+        if value > INT64_MAX:
             self._issue(
                 Code.W_TIME_OUT_OF_RANGE,
                 f"{value} ns is beyond the int64 timestamp range",

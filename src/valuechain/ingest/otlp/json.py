@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from valuechain.contract.issues import Code
+from valuechain.contract.tables import INT64_MAX, MCP_APP_ROLE, OI_SPAN_KIND
 from valuechain.ingest.otlp import scalars
 from valuechain.ingest.otlp.fields import FieldDecoder
 from valuechain.ingest.otlp.keys import (
@@ -29,9 +30,6 @@ from valuechain.ingest.otlp.keys import (
     normalise,
 )
 from valuechain.ingest.source.issue_log import Where
-
-OI_SPAN_KIND = "openinference.span.kind"
-MCP_APP_ROLE = "mcp.app.span.role"
 
 
 class SpanDecoder(FieldDecoder):
@@ -226,9 +224,7 @@ class SpanDecoder(FieldDecoder):
         c["start_time"].append(self._timestamp(start, f"{path}.startTimeUnixNano"))
         c["end_time"].append(self._timestamp(end, f"{path}.endTimeUnixNano"))
         c["duration_ns"].append(
-            duration
-            if duration is None or -scalars.INT64_MAX <= duration <= scalars.INT64_MAX
-            else None
+            duration if duration is None or -INT64_MAX <= duration <= INT64_MAX else None
         )
         c["status_code"].append(code)
         c["status_code_name_raw"].append(code_raw)

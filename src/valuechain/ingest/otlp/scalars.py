@@ -13,7 +13,6 @@ from typing import Any
 
 from valuechain.contract.issues import Code
 
-INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
 UINT32_MAX = (1 << 32) - 1
 
