@@ -127,6 +127,12 @@ def trial_view(
     )
 
 
+def first_failing_trial(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The first trial (by id) whose derived chain failed a stage; None when none did."""
+    rows = query_rows(con, "query/first_failing_trial.sql")
+    return str(rows[0]["trial_id"]) if rows else None
+
+
 def category_label(category: str | None) -> str | None:
     return CATEGORY_LABELS[FailureCategory(category)] if category else None
 
