@@ -7,9 +7,9 @@ import sys
 import click
 import orjson
 
-from valuechain.cli.app import ANALYZER, CHAINS, main, open_store, out
+from valuechain.cli.app import ANALYZER, CHAINS, emit, main, open_store, out
 from valuechain.errors import UsageError
-from valuechain.report.formats import Format, render_bytes, to_rich_table
+from valuechain.report.formats import Format, to_rich_table
 from valuechain.report.trial import render_trial
 
 
@@ -37,30 +37,20 @@ def derive(ctx: click.Context, analyzer: int) -> None:
 def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
     """List every trial where the producer's chain and valuechain's disagree, stage by stage."""
     with open_store(ctx, read_only=True) as store:
-        if (
-            run is not None
-            and not store.sql("SELECT 1 FROM trials WHERE run_id = $r LIMIT 1", {"r": run}).height
-        ):
+        if run is not None and not store.has_run(run):
             raise UsageError(
                 f"run {run}", "no such run in this store", "list the runs: valuechain runs"
             )
-        frame = store.sql(
-            "SELECT * FROM chain_disagreements WHERE $run IS NULL OR run_id = $run "
-            "ORDER BY run_id, trial_id, derived_analyzer_version, stage_index",
-            {"run": run},
-        )
-        compared = store.sql(
-            "SELECT count(DISTINCT trial_id) AS n FROM stage_chain WHERE source = 'producer' "
-            "AND ($run IS NULL OR run_id = $run)",
-            {"run": run},
-        )["n"][0]
+        found = store.disagreements(run)
     if fmt == "json":
-        sys.stdout.buffer.write(render_bytes(frame, Format.JSON))
+        emit(found.rows, Format.JSON, None)
         return
-    trials = frame["trial_id"].n_unique() if frame.height else 0
-    out.print(f"{compared} trials carry a producer chain; {trials} disagree with the derived one")
-    if frame.height:
-        out.print(to_rich_table(frame))
+    out.print(
+        f"{found.compared} trials carry a producer chain; "
+        f"{found.trials} disagree with the derived one"
+    )
+    if found.rows.height:
+        out.print(to_rich_table(found.rows))
 
 
 @main.command()

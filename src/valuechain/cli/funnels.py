@@ -77,16 +77,8 @@ def funnel(
         frame = (
             store.funnel(run, slice_, chains=chains, analyzer=analyzer) if fmt == "csv" else None
         )
-        blocker = (
-            store.sql("SELECT document_blocker FROM runs WHERE run_id = $r", {"r": run})
-            if document is None
-            else None
-        )
-    why = (
-        f" (why: {blocker['document_blocker'][0]})"
-        if blocker is not None and blocker.height and blocker["document_blocker"][0]
-        else ""
-    )
+        blocker = store.document_blocker(run) if document is None else None
+    why = f" (why: {blocker})" if blocker else ""
     if fmt == "json":
         if document is None:
             raise UsageError(
@@ -115,8 +107,7 @@ def funnel(
 def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -> None:
     """Rebuild the analytics documents and funnels of some runs (default: all)."""
     with open_store(ctx) as store:
-        known = set(store.sql("SELECT DISTINCT run_id FROM trials")["run_id"].to_list())
-        unknown = sorted(set(runs_) - known)
+        unknown = sorted(run for run in set(runs_) if not store.has_run(run))
         if unknown:
             raise UsageError(
                 f"run {unknown[0]}", "no such run in this store", "list the runs: valuechain runs"
