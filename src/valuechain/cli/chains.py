@@ -7,8 +7,15 @@ import sys
 import click
 import orjson
 
-from valuechain.cli.app import ANALYZER, CHAINS, emit, main, open_store, out
-from valuechain.errors import UsageError
+from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.options import (
+    ANALYZER,
+    CHAINS,
+    format_option,
+    reader_analyzer_option,
+    require_runs,
+    run_argument,
+)
 from valuechain.report.formats import Format, to_rich_table
 from valuechain.report.trial import render_trial
 
@@ -29,18 +36,14 @@ def derive(ctx: click.Context, analyzer: int) -> None:
 
 
 @main.command()
-@click.argument("run", required=False)
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
+@run_argument(required=False)
+@format_option("table", "json")
 @click.pass_context
 def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
     """List every trial where the producer's chain and valuechain's disagree, stage by stage."""
     with open_store(ctx, read_only=True) as store:
-        if run is not None and not store.has_run(run):
-            raise UsageError(
-                f"run {run}", "no such run in this store", "list the runs: valuechain runs"
-            )
+        if run is not None:
+            require_runs(store, run)
         found = store.disagreements(run)
     if fmt == "json":
         emit(found.rows, Format.JSON, None)
@@ -56,10 +59,8 @@ def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
 @main.command()
 @click.argument("trial_id")
 @CHAINS
-@click.option("--analyzer", type=int, default=None, help="Show the chain of this version.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
+@reader_analyzer_option("Show the chain of this version.")
+@format_option("table", "json")
 @click.pass_context
 def trial(ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, fmt: str) -> None:
     """Show one trial's chain: where value stopped, why, and who should look next."""

@@ -13,7 +13,8 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, Trans
 from rich.table import Table
 
 from valuechain import api
-from valuechain.cli.app import ANALYZER, FORMAT, OUTPUT, emit, err, main, open_store, out
+from valuechain.cli.app import emit, err, main, open_store, out
+from valuechain.cli.options import ANALYZER, FORMAT, OUTPUT
 from valuechain.errors import UsageError
 from valuechain.pipeline.imports import ImportReport, plan
 from valuechain.report.formats import Format
