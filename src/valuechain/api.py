@@ -21,9 +21,12 @@ from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_traces
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
-from valuechain.query.funnel import analytics_document, funnel_frame
-from valuechain.query.runs import runs_frame
-from valuechain.query.trial import TrialView, trial_view
+from valuechain.query.chains import ChainDisagreements, chain_disagreements
+from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
+from valuechain.query.issues import issues_frame
+from valuechain.query.runs import document_blocker, runs_frame
+from valuechain.query.spans import spans_by_role
+from valuechain.query.trial import TrialView, first_failing_trial, trial_view
 from valuechain.store import Database, open_database
 
 
@@ -67,9 +70,21 @@ class Store:
         """One trial's identity, chain, outcome and advisory observations."""
         return trial_view(self.db.con, trial_id, chains=chains, analyzer=analyzer)
 
+    def first_failing_trial(self) -> str | None:
+        """The first trial (by id) whose derived chain failed a stage; None when none did."""
+        return first_failing_trial(self.db.con)
+
+    def disagreements(self, run: str | None = None) -> ChainDisagreements:
+        """Where producer and derived chains disagree, stage by stage (None: every run)."""
+        return chain_disagreements(self.db.con, run)
+
     def runs(self) -> pl.DataFrame:
         """One row per run: identity, parity keys, analyzer, state, trials in and out."""
         return runs_frame(self.db.con)
+
+    def has_run(self, run: str) -> bool:
+        """Whether the store holds any trial of ``run``."""
+        return run_exists(self.db.con, run)
 
     def funnel(
         self,
@@ -88,9 +103,23 @@ class Store:
         """The run's EvalStageAnalyticsV1; None when the run exists but has no document."""
         return analytics_document(self.db.con, run, chains=chains, analyzer=analyzer)
 
+    def document_blocker(self, run: str) -> str | None:
+        """Why ``run`` has no analytics document (e.g. suiteIdMissing); None if nothing blocks."""
+        return document_blocker(self.db.con, run)
+
     def materialize(self, runs: Sequence[str] | None = None, *, validate: bool = True) -> int:
         """Rebuild the analytics of ``runs`` (None: every run); returns documents written."""
         return materialize_runs(self.db.con, runs, validate=validate)
+
+    def issues(
+        self, *, code: str | None = None, severity: str | None = None, source: str | None = None
+    ) -> pl.DataFrame:
+        """The issues of imported sources, by code, severity and source path (None: any)."""
+        return issues_frame(self.db.con, code=code, severity=severity, source=source)
+
+    def spans_by_role(self) -> pl.DataFrame:
+        """Spans and traces per role (mcp.app.role, else OpenInference span kind, else other)."""
+        return spans_by_role(self.db.con)
 
     def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
         """Run SQL over the store's tables and views."""

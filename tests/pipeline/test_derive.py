@@ -9,10 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import valuechain
-from valuechain.cli import main
 from valuechain.pipeline.derive import derive_traces, run_batches
 from valuechain.synth import SynthConfig, write_export
 
@@ -101,43 +99,6 @@ def test_analyzer_11_is_stored_beside_12(store: valuechain.Store) -> None:
     assert store.trial(trial_id).analyzer_version == 12  # readers default to the current one
 
 
-def test_verify_lists_a_tampered_producer_row(tmp_path: Path, example: Path) -> None:
-    text = example.read_text()
-    needle = '{"key":"mcp.app.stages.2.state","value":{"stringValue":"passed"}}'
-    assert needle in text
-    tampered = tmp_path / "tampered.json"
-    tampered.write_text(text.replace(needle, needle.replace("passed", "failed"), 1))
-    store_path = tmp_path / "s.duckdb"
-    runner = CliRunner()
-    assert runner.invoke(main, ["--store", str(store_path), "import", str(tampered)]).exit_code == 0
-    result = runner.invoke(main, ["--store", str(store_path), "verify", "--format", "json"])
-    assert result.exit_code == 0, result.output
-    assert '"stage": "selection"' in result.output
-    assert '"producer_state": "failed"' in result.output
-    assert '"derived_state": "passed"' in result.output
-
-
-def test_trial_command_shows_where_value_stopped(tmp_path: Path, example: Path) -> None:
-    store_path = str(tmp_path / "s.duckdb")
-    runner = CliRunner()
-    runner.invoke(main, ["--store", store_path, "import", str(example)])
-    with valuechain.open(store_path) as s:
-        failing = s.sql(
-            "SELECT trial_id, first_failed_stage FROM trial_outcome "
-            "WHERE source = 'derived' AND first_failed_stage IS NOT NULL ORDER BY 1 LIMIT 1"
-        ).row(0)
-    result = runner.invoke(main, ["--store", store_path, "trial", failing[0]])
-    assert result.exit_code == 0, result.output
-    assert f"where value stopped: {failing[1]}" in result.output
-    assert "next:" in result.output
-    as_json = runner.invoke(main, ["--store", store_path, "trial", failing[0], "--format", "json"])
-    assert f'"firstFailedStage": "{failing[1]}"' in as_json.output
-    assert '"stageIndex": 0' in as_json.output and '"stage_index"' not in as_json.output
-    missing = runner.invoke(main, ["--store", store_path, "trial", "no-such-trial"])
-    assert missing.exit_code == 1
-    assert "no such trial" in missing.output
-
-
 def test_no_derive_imports_spans_only(example: Path) -> None:
     s = valuechain.open(":memory:")
     report = s.import_paths([example], derive=False)
@@ -166,19 +127,6 @@ def test_run_batches_keep_runs_whole_and_widen_touched_traces() -> None:
     assert run_batches(rows, 1) == [[b"a1", b"a2"], [b"b1"], [b"c1", b"c2", b"c3"]]
     assert run_batches(rows, 10, touched=[b"c2"]) == [[b"c1", b"c2", b"c3"]]
     assert run_batches(rows, 10, touched=[]) == []
-
-
-def test_import_can_derive_with_analyzer_11(tmp_path: Path, example: Path) -> None:
-    store_path = str(tmp_path / "s.duckdb")
-    result = CliRunner().invoke(
-        main, ["--store", store_path, "import", "--analyzer", "11", str(example)]
-    )
-    assert result.exit_code == 0, result.output
-    with valuechain.open(store_path, read_only=True) as s:
-        versions = s.sql(
-            "SELECT DISTINCT analyzer_version FROM stage_chain WHERE source = 'derived'"
-        )["analyzer_version"].to_list()
-    assert versions == [11]
 
 
 # Scenarios whose evidence touches a §7.2 difference (see valuechain.synth.CATALOGUE).

@@ -1,4 +1,4 @@
-"""The click group, the one error boundary, shared options and output helpers.
+"""The click group, the one error boundary, the store it opens and the output helpers.
 
 A ``ValuechainError`` prints as one red line (where, what, hint) and exits 1; anything else
 keeps its traceback, because that is a bug.
@@ -17,7 +17,6 @@ from rich.console import Console
 
 from valuechain import api
 from valuechain._version import __version__
-from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.formats import Format, render_bytes, to_rich_table
 
@@ -38,36 +37,6 @@ class Boundary(click.Group):
 def fail(message: str) -> NoReturn:
     err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     sys.exit(1)
-
-
-FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice([f.value for f in Format]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-ANALYZER = click.option(
-    "--analyzer",
-    type=click.Choice([str(v) for v in SELECTABLE_ANALYZER_VERSIONS]),
-    default=str(STAGE_ANALYZER_VERSION),
-    show_default=True,
-    callback=lambda _ctx, _param, value: int(value),
-    help="The stage analyzer version to derive chains with (CONTRACT §7.2).",
-)
-CHAINS = click.option(
-    "--chains",
-    type=click.Choice(["derived", "producer"]),
-    default="derived",
-    show_default=True,
-    help="valuechain's own chains, or the producer's persisted ones (never a mix).",
-)
-OUTPUT = click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write to this file instead of standard output.",
-)
 
 
 @click.group(cls=Boundary, context_settings={"help_option_names": ["-h", "--help"]})

@@ -7,9 +7,16 @@ import sys
 import click
 import orjson
 
-from valuechain.cli.app import ANALYZER, CHAINS, main, open_store, out
-from valuechain.errors import UsageError
-from valuechain.report.formats import Format, render_bytes, to_rich_table
+from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.options import (
+    ANALYZER,
+    CHAINS,
+    format_option,
+    reader_analyzer_option,
+    require_runs,
+    run_argument,
+)
+from valuechain.report.formats import Format, to_rich_table
 from valuechain.report.trial import render_trial
 
 
@@ -29,47 +36,31 @@ def derive(ctx: click.Context, analyzer: int) -> None:
 
 
 @main.command()
-@click.argument("run", required=False)
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
+@run_argument(required=False)
+@format_option("table", "json")
 @click.pass_context
 def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
     """List every trial where the producer's chain and valuechain's disagree, stage by stage."""
     with open_store(ctx, read_only=True) as store:
-        if (
-            run is not None
-            and not store.sql("SELECT 1 FROM trials WHERE run_id = $r LIMIT 1", {"r": run}).height
-        ):
-            raise UsageError(
-                f"run {run}", "no such run in this store", "list the runs: valuechain runs"
-            )
-        frame = store.sql(
-            "SELECT * FROM chain_disagreements WHERE $run IS NULL OR run_id = $run "
-            "ORDER BY run_id, trial_id, derived_analyzer_version, stage_index",
-            {"run": run},
-        )
-        compared = store.sql(
-            "SELECT count(DISTINCT trial_id) AS n FROM stage_chain WHERE source = 'producer' "
-            "AND ($run IS NULL OR run_id = $run)",
-            {"run": run},
-        )["n"][0]
+        if run is not None:
+            require_runs(store, run)
+        found = store.disagreements(run)
     if fmt == "json":
-        sys.stdout.buffer.write(render_bytes(frame, Format.JSON))
+        emit(found.rows, Format.JSON, None)
         return
-    trials = frame["trial_id"].n_unique() if frame.height else 0
-    out.print(f"{compared} trials carry a producer chain; {trials} disagree with the derived one")
-    if frame.height:
-        out.print(to_rich_table(frame))
+    out.print(
+        f"{found.compared} trials carry a producer chain; "
+        f"{found.trials} disagree with the derived one"
+    )
+    if found.rows.height:
+        out.print(to_rich_table(found.rows))
 
 
 @main.command()
 @click.argument("trial_id")
 @CHAINS
-@click.option("--analyzer", type=int, default=None, help="Show the chain of this version.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
+@reader_analyzer_option("Show the chain of this version.")
+@format_option("table", "json")
 @click.pass_context
 def trial(ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, fmt: str) -> None:
     """Show one trial's chain: where value stopped, why, and who should look next."""

@@ -8,7 +8,15 @@ import sys
 import click
 import polars as pl
 
-from valuechain.cli.app import CHAINS, emit, main, open_store, out
+from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.options import (
+    CHAINS,
+    RUNS,
+    format_option,
+    reader_analyzer_option,
+    require_runs,
+    run_argument,
+)
 from valuechain.contract.documents import stage_analytics_json_schema
 from valuechain.errors import UsageError
 from valuechain.report.formats import Format
@@ -17,13 +25,7 @@ from valuechain.report.funnel import render_funnel
 
 # ---------------------------------------------------------------------------- funnels
 @main.command()
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json"]),
-    default="table",
-    show_default=True,
-)
+@format_option("table", "csv", "json")
 @click.pass_context
 def runs(ctx: click.Context, fmt: str) -> None:
     """List runs: suite, completion, trials in/out, parity identity, analyzer, state."""
@@ -49,7 +51,7 @@ def runs(ctx: click.Context, fmt: str) -> None:
 
 
 @main.command()
-@click.argument("run")
+@run_argument()
 @click.option(
     "--slice",
     "slice_",
@@ -58,15 +60,8 @@ def runs(ctx: click.Context, fmt: str) -> None:
     show_default=True,
 )
 @CHAINS
-@click.option("--analyzer", type=int, default=None, help="Read the document of this version.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-    help="json prints the analytics document itself.",
-)
+@reader_analyzer_option("Read the document of this version.")
+@format_option("table", "json", "csv", help="json prints the analytics document itself.")
 @click.pass_context
 def funnel(
     ctx: click.Context, run: str, slice_: str, chains: str, analyzer: int | None, fmt: str
@@ -77,16 +72,8 @@ def funnel(
         frame = (
             store.funnel(run, slice_, chains=chains, analyzer=analyzer) if fmt == "csv" else None
         )
-        blocker = (
-            store.sql("SELECT document_blocker FROM runs WHERE run_id = $r", {"r": run})
-            if document is None
-            else None
-        )
-    why = (
-        f" (why: {blocker['document_blocker'][0]})"
-        if blocker is not None and blocker.height and blocker["document_blocker"][0]
-        else ""
-    )
+        blocker = store.document_blocker(run) if document is None else None
+    why = f" (why: {blocker})" if blocker else ""
     if fmt == "json":
         if document is None:
             raise UsageError(
@@ -109,18 +96,13 @@ def funnel(
 
 
 @main.command()
-@click.argument("runs_", metavar="[RUN]...", nargs=-1)
+@RUNS
 @click.option("--no-validate", is_flag=True, help="Skip the strict model check of each document.")
 @click.pass_context
 def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -> None:
     """Rebuild the analytics documents and funnels of some runs (default: all)."""
     with open_store(ctx) as store:
-        known = set(store.sql("SELECT DISTINCT run_id FROM trials")["run_id"].to_list())
-        unknown = sorted(set(runs_) - known)
-        if unknown:
-            raise UsageError(
-                f"run {unknown[0]}", "no such run in this store", "list the runs: valuechain runs"
-            )
+        require_runs(store, *runs_)
         written = store.materialize(list(runs_) or None, validate=not no_validate)
     out.print(f"materialized {written} analytics documents")
 

@@ -13,7 +13,8 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, Trans
 from rich.table import Table
 
 from valuechain import api
-from valuechain.cli.app import ANALYZER, FORMAT, OUTPUT, emit, err, main, open_store, out
+from valuechain.cli.app import emit, err, main, open_store, out
+from valuechain.cli.options import ANALYZER, FORMAT, OUTPUT
 from valuechain.errors import UsageError
 from valuechain.pipeline.imports import ImportReport, plan
 from valuechain.report.formats import Format
@@ -185,14 +186,7 @@ def issues(
 ) -> None:
     """List the issues of imported sources."""
     with open_store(ctx, read_only=True) as store:
-        frame = store.sql(
-            "SELECT source, severity, code, record_index, line, byte_offset, json_path, "
-            "message, value_excerpt, hint, occurrences FROM issues "
-            "WHERE ($code IS NULL OR code = $code) AND ($severity IS NULL OR severity = "
-            "$severity) AND ($source IS NULL OR source = $source) "
-            "ORDER BY source_id, record_index NULLS FIRST, line NULLS FIRST",
-            {"code": code, "severity": severity, "source": source},
-        )
+        frame = store.issues(code=code, severity=severity, source=source)
     if Format(fmt) is Format.TABLE and output is None:  # terminal: the columns people read
         frame = frame.select(
             pl.col("source").str.split("/").list.last().alias("source"),

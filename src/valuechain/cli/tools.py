@@ -118,25 +118,13 @@ def demo(ctx: click.Context) -> None:
     with api.open(path) as store:
         report = run_import(store, [str(sample)])
         print_import_report(report)
-        out.print(
-            to_rich_table(
-                store.sql(
-                    "SELECT coalesce(mcp_app_role, oi_span_kind, 'other') AS role, "
-                    "count(*) AS spans, "
-                    "count(DISTINCT trace_id) AS traces FROM spans GROUP BY ALL ORDER BY spans DESC"
-                ),
-                title="spans by role",
-            )
-        )
+        out.print(to_rich_table(store.spans_by_role(), title="spans by role"))
         run_ids = store.runs()["run_id"].to_list()
         if run_ids:
             out.print(render_funnel(store.analytics_document(run_ids[0]), run_id=run_ids[0]))
-            failing = store.sql(
-                "SELECT trial_id FROM trial_outcome WHERE source = 'derived' "
-                "AND first_failed_stage IS NOT NULL ORDER BY trial_id LIMIT 1"
-            )
-            if failing.height:
-                out.print(render_trial(store.trial(failing["trial_id"][0])))
+            failing = store.first_failing_trial()
+            if failing is not None:
+                out.print(render_trial(store.trial(failing)))
     out.print(
         f"next: valuechain --store {path} runs | funnel RUN --slice model | trial TRIAL_ID | "
         'sql "SELECT * FROM stage_rates LIMIT 5"'

@@ -19,6 +19,7 @@ from valuechain.contract.documents import StageAnalyticsV1
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.contract.vocab import SliceDimension
 from valuechain.errors import UsageError
+from valuechain.query.statements import query_rows
 
 ChainSource = Literal["derived", "producer"]
 CHAIN_SOURCES: Final[tuple[str, ...]] = ("derived", "producer")
@@ -45,10 +46,7 @@ def document_key(chains: str = "derived", analyzer: int | None = None) -> tuple[
 
 def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
     """Whether the store holds any trial of ``run_id``."""
-    rows = con.execute(
-        "SELECT count(*) FROM core.trials WHERE run_id = $run_id", {"run_id": run_id}
-    ).fetchall()
-    return bool(rows[0][0])
+    return bool(query_rows(con, "query/run_exists.sql", {"run_id": run_id})[0]["found"])
 
 
 def require_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:

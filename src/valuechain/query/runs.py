@@ -10,6 +10,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from valuechain.query.statements import query_rows
+
 
 def runs_frame(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """One row per run, oldest completion first (runs without one last), then by run id."""
@@ -17,3 +19,10 @@ def runs_frame(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     frame = pl.from_arrow(relation.to_arrow_table())
     assert isinstance(frame, pl.DataFrame)
     return frame
+
+
+def document_blocker(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
+    """Why ``run_id`` has no default document (e.g. ``suiteIdMissing``); None when nothing
+    blocks it or the run is unknown."""
+    rows = query_rows(con, "query/document_blocker.sql", {"run_id": run_id})
+    return str(rows[0]["document_blocker"]) if rows and rows[0]["document_blocker"] else None

@@ -22,7 +22,7 @@ from valuechain.contract.vocab import (
     StageState,
 )
 from valuechain.errors import UsageError
-from valuechain.store.sqlfiles import statement
+from valuechain.query.statements import query_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +71,6 @@ class TrialView:
         return doc
 
 
-def _rows(
-    con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]
-) -> list[dict[str, Any]]:
-    sql = statement(name)
-    cursor = con.execute(sql.text, sql.bind(params))
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
-
-
 def trial_view(
     con: duckdb.DuckDBPyConnection,
     trial_id: str,
@@ -88,14 +79,14 @@ def trial_view(
     analyzer: int | None = None,
 ) -> TrialView:
     """The trial's chain; raises ``UsageError`` naming what exists when it cannot be shown."""
-    identity = _rows(con, "query/trial_identity.sql", {"trial_id": trial_id})
+    identity = query_rows(con, "query/trial_identity.sql", {"trial_id": trial_id})
     if not identity:
         raise UsageError(
             f"trial {trial_id}",
             "no such trial in this store",
             'list trials with: valuechain sql "SELECT trial_id FROM trials"',
         )
-    versions = _rows(con, "query/trial_versions.sql", {"trial_id": trial_id})
+    versions = query_rows(con, "query/trial_versions.sql", {"trial_id": trial_id})
     wanted = [
         v
         for v in versions
@@ -113,7 +104,7 @@ def trial_view(
             "derive it with: valuechain derive [--analyzer N]",
         )
     chosen = wanted[0]
-    chain = _rows(
+    chain = query_rows(
         con,
         "query/trial_chain.sql",
         {"trial_id": trial_id, "source": chosen["source"], "analyzer": chosen["analyzer_version"]},
@@ -123,7 +114,7 @@ def trial_view(
         row["stateLabel"] = STATE_LABELS[StageState(row["state"])]
         if row["reason"]:
             row["reasonLabel"] = REASON_LABELS[StageReason(row["reason"])]
-    observations = _rows(con, "query/trial_observations.sql", {"trial_id": trial_id})
+    observations = query_rows(con, "query/trial_observations.sql", {"trial_id": trial_id})
     return TrialView(
         identity[0],
         chosen["source"],
@@ -134,6 +125,12 @@ def trial_view(
         chosen["chain_verified"],
         observations,
     )
+
+
+def first_failing_trial(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The first trial (by id) whose derived chain failed a stage; None when none did."""
+    rows = query_rows(con, "query/first_failing_trial.sql")
+    return str(rows[0]["trial_id"]) if rows else None
 
 
 def category_label(category: str | None) -> str | None:

@@ -1,4 +1,4 @@
-"""The command line through click's CliRunner: exit codes, the one red line, output formats."""
+"""``import``, ``sql`` and ``issues``: exit codes, the one red line, output formats."""
 
 from __future__ import annotations
 
@@ -11,42 +11,17 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import duckdb
 import polars as pl
 import pytest
-from click.testing import CliRunner, Result
+from cli_runner import EXAMPLE, red_line, run
 
-from valuechain import __version__
-from valuechain.cli import main
+import valuechain
 from valuechain.store import Database
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Path:
-    return tmp_path / "cli.duckdb"
-
-
-def run(*args: str | Path, env: dict[str, str] | None = None) -> Result:
-    return CliRunner(env=env).invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
-def red_line(result: Result) -> str:
-    """The one error line: exactly one non-empty line on stderr, nothing traceback-like."""
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    assert "Traceback" not in result.output
-    return lines[0]
-
-
-def test_version() -> None:
-    result = run("--version")
-    assert result.exit_code == 0
-    assert result.stdout.strip() == f"valuechain, version {__version__}"
-
-
+# ---------------------------------------------------------------------------- import
 def test_import_exit_code_zero_with_warnings(
     store: Path, otlp: SimpleNamespace, write: Write
 ) -> None:
@@ -101,90 +76,41 @@ def test_import_unchanged_on_second_run(store: Path, otlp: SimpleNamespace, writ
     assert "unchanged" in again.stdout
 
 
-@pytest.mark.parametrize(
-    ("make_store", "fragment"),
-    [
-        (lambda tmp: tmp / "no" / "such" / "dir" / "s.duckdb", "cannot open the store"),
-        (
-            lambda tmp: (tmp / "text.duckdb", (tmp / "text.duckdb").write_text("hello"))[0],
-            "cannot open the store",
-        ),
-    ],
-    ids=["missing-directory", "not-a-duckdb-file"],
-)
-def test_bad_store_path_is_one_red_line(
-    tmp_path: Path,
-    otlp: SimpleNamespace,
-    write: Write,
-    make_store: Callable[[Path], Path],
-    fragment: str,
-) -> None:
-    bad_store = make_store(tmp_path)
-    path = write("a.json", otlp.request(otlp.span(1)))
-    result = run("--store", bad_store, "import", path)
-    assert result.exit_code == 1
-    line = red_line(result)
-    assert str(bad_store) in line and fragment in line and "Hint:" in line
+def test_import_says_which_files_of_a_directory_it_skipped(store: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "data.json").write_bytes(b'{"resourceSpans":[]}')
+    for n in range(7):
+        (folder / f"notes-{n}.txt").write_text("x")
+    result = run("--store", store, "import", "--no-derive", folder)
+    assert result.exit_code == 0
+    assert "skipped 7 file(s)" in result.stdout
+    assert "notes-0.txt" in result.stdout and "and 2 more" in result.stdout
 
 
-def test_version_ahead_store_is_one_red_line(store: Path) -> None:
-    with Database(store):
-        pass
-    con = duckdb.connect(str(store))
-    con.execute("UPDATE core.meta SET value = '999' WHERE key = 'schema_version'")
-    con.close()
-    before = store.read_bytes()
-    result = run("--store", store, "sql", "SELECT 1")
-    assert result.exit_code == 1
-    line = red_line(result)
-    assert "999" in line and "upgrade valuechain" in line
-    assert store.read_bytes() == before
+def test_import_can_derive_with_analyzer_11(tmp_path: Path, shared: Path) -> None:
+    store_path = str(tmp_path / "s.duckdb")
+    result = run("--store", store_path, "import", "--analyzer", "11", shared / EXAMPLE)
+    assert result.exit_code == 0, result.output
+    with valuechain.open(store_path, read_only=True) as s:
+        versions = s.sql(
+            "SELECT DISTINCT analyzer_version FROM stage_chain WHERE source = 'derived'"
+        )["analyzer_version"].to_list()
+    assert versions == [11]
 
 
-def test_store_from_env_and_option(tmp_path: Path, otlp: SimpleNamespace, write: Write) -> None:
-    from_env, from_option = tmp_path / "env.duckdb", tmp_path / "opt.duckdb"
-    env = {"VALUECHAIN_STORE": str(from_env)}
-    assert run("import", write("a.json", otlp.request(otlp.span(1))), env=env).exit_code == 0
-    assert from_env.is_file()
-    assert (
-        run(
-            "--store", from_option, "import", write("b.json", otlp.request(otlp.span(2))), env=env
-        ).exit_code
-        == 0
+def test_trial_issue_ids_are_plain_lower_case_hex(tmp_path: Path, shared: Path) -> None:
+    path = str(tmp_path / "c.duckdb")
+    run(
+        "--store", path, "import", shared / "conformance/otlp/02_tempo_vulture_trace_base64ids.json"
     )
-    counted = run("sql", "SELECT count(*) AS n FROM spans", "--format", "json", env=env)
-    assert json.loads(counted.stdout) == [{"n": 1}]
-    for target, span_id in ((from_env, f"{1:016x}"), (from_option, f"{2:016x}")):
-        with Database(target, read_only=True) as db:
-            assert db.sql("SELECT span_id FROM spans").to_series().to_list() == [span_id]
+    with valuechain.open(path, read_only=True) as store:
+        ids = store.sql("SELECT DISTINCT trace_id FROM trial_issues WHERE trace_id IS NOT NULL")
+    assert ids.height >= 1
+    assert all(len(t) == 32 and t == t.lower() for t in ids["trace_id"].to_list())
 
 
-@pytest.fixture
-def filled(store: Path, otlp: SimpleNamespace, write: Write) -> Path:
-    huge = 11651379494838206464  # beyond 2^53 and beyond int64 (conformance file 03)
-    request = otlp.request(
-        otlp.span(
-            1,
-            attributes=[
-                {"key": "ratio", "value": {"doubleValue": "NaN"}},
-                {"key": "blob", "value": {"bytesValue": "AQL/"}},
-            ],
-        ),
-        otlp.span(2, startTimeUnixNano=str(huge), endTimeUnixNano=str(huge), kind=42),
-    )
-    assert run("--store", store, "import", write("filled.json", request)).exit_code == 0
-    assert (
-        run(
-            "--store",
-            store,
-            "import",
-            write("other.json", otlp.request(otlp.span(3, spanId="s01"), otlp.span(4))),
-        ).exit_code
-        == 0
-    )
-    return store
-
-
+# ---------------------------------------------------------------------------- sql
 QUERY = (
     "SELECT s.span_id, s.start_time_unix_nano, s.start_time, a.double_value AS ratio, "
     "a.bytes_value AS blob_hex, c.span_id AS raw_span_id, 5 AS small "
@@ -278,6 +204,7 @@ def test_sql_is_read_only(filled: Path) -> None:
         assert db.sql("SELECT count(*) FROM spans").item() == 3
 
 
+# ---------------------------------------------------------------------------- issues
 def _issues(store: Path, *args: str) -> list[dict[str, Any]]:
     result = run("--store", store, "issues", *args, "--format", "json")
     assert result.exit_code == 0, result.output
@@ -307,30 +234,17 @@ def test_issues_filters(filled: Path, tmp_path: Path) -> None:
     assert run("--store", filled, "issues").exit_code == 0  # the terminal table
 
 
+@pytest.mark.usefixtures("wide")
+def test_issues_table_shows_the_columns_people_read(filled: Path) -> None:
+    result = run("--store", filled, "issues", "--code", "W_UNKNOWN_ENUM")
+    assert result.exit_code == 0
+    header = result.stdout.splitlines()[1]
+    names = [cell.strip() for cell in header.strip("┃").split("┃")]
+    assert names == ["source", "severity", "code", "line", "json_path", "message", "occurrences"]
+    assert "filled.json" in result.stdout and "/filled.json" not in result.stdout  # base name
+
+
 def test_issues_rejects_an_unknown_severity(filled: Path) -> None:
-    result = CliRunner().invoke(main, ["--store", str(filled), "issues", "--severity", "fatal"])
+    result = run("--store", filled, "issues", "--severity", "fatal")
     assert result.exit_code == 2  # click's own usage error
     assert "fatal" in result.stderr
-
-
-def test_memory_limit_option_reaches_the_store(store: Path, tmp_path: Path) -> None:
-    sample = tmp_path / "s.json"
-    sample.write_bytes(b'{"resourceSpans":[]}')
-    assert run("--store", store, "--memory-limit", "600MB", "import", sample).exit_code == 0
-    bad = run("--store", store, "--memory-limit", "lots", "import", sample)
-    assert bad.exit_code == 1  # the command could not run
-    assert "memory limit 'lots' not understood" in red_line(bad)
-    from_env = run("--store", store, "import", sample, env={"VALUECHAIN_MEMORY_LIMIT": "lots"})
-    assert "not understood" in red_line(from_env)
-
-
-def test_import_says_which_files_of_a_directory_it_skipped(store: Path, tmp_path: Path) -> None:
-    folder = tmp_path / "export"
-    folder.mkdir()
-    (folder / "data.json").write_bytes(b'{"resourceSpans":[]}')
-    for n in range(7):
-        (folder / f"notes-{n}.txt").write_text("x")
-    result = run("--store", store, "import", "--no-derive", folder)
-    assert result.exit_code == 0
-    assert "skipped 7 file(s)" in result.stdout
-    assert "notes-0.txt" in result.stdout and "and 2 more" in result.stdout

@@ -1,0 +1,10 @@
+-- The issues of imported sources, as the `issues` command lists them; a NULL filter keeps
+-- every value. Inputs: $code, $severity, $source (a source path), each NULL or a value.
+-- Grain: one row per issue. Reads: main.issues.
+SELECT source, severity, code, record_index, line, byte_offset, json_path, message,
+       value_excerpt, hint, occurrences
+FROM main.issues
+WHERE ($code IS NULL OR code = $code)
+  AND ($severity IS NULL OR severity = $severity)
+  AND ($source IS NULL OR source = $source)
+ORDER BY source_id, record_index NULLS FIRST, line NULLS FIRST;

@@ -1,0 +1,75 @@
+"""Every option and argument more than one command takes, declared once.
+
+Commands differ only where they must: each names the ``--format`` choices it can render
+(`format_option`), and the ``--analyzer`` of a reader is a plain version number while the
+``--analyzer`` of a deriving command is one of the selectable versions. A RUN argument is
+checked once the store is open (`require_runs`), with the one "no such run" error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+from click.decorators import FC
+
+from valuechain import api
+from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
+from valuechain.errors import UsageError
+from valuechain.report.formats import Format
+
+
+def format_option(*choices: str, help: str | None = None) -> Callable[[FC], FC]:
+    """``--format`` over ``choices`` (default: every `Format`), ``table`` by default."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices) or [f.value for f in Format]),
+        default="table",
+        show_default=True,
+        help=help,
+    )
+
+
+def reader_analyzer_option(help: str) -> Callable[[FC], FC]:
+    """``--analyzer N`` of a reader: which analyzer version's chains or documents to read."""
+    return click.option("--analyzer", type=int, default=None, help=help)
+
+
+def run_argument(*, required: bool = True) -> Callable[[FC], FC]:
+    """One RUN argument; a command that needs the run to exist calls `require_runs`."""
+    return click.argument("run", required=required)
+
+
+def require_runs(store: api.Store, *runs: str) -> None:
+    """The one "no such run" error, naming the first unknown run in sort order."""
+    unknown = sorted(run for run in set(runs) if not store.has_run(run))
+    if unknown:
+        raise UsageError(
+            f"run {unknown[0]}", "no such run in this store", "list the runs: valuechain runs"
+        )
+
+
+FORMAT = format_option(help="Output format.")
+RUNS = click.argument("runs_", metavar="[RUN]...", nargs=-1)
+ANALYZER = click.option(
+    "--analyzer",
+    type=click.Choice([str(v) for v in SELECTABLE_ANALYZER_VERSIONS]),
+    default=str(STAGE_ANALYZER_VERSION),
+    show_default=True,
+    callback=lambda _ctx, _param, value: int(value),
+    help="The stage analyzer version to derive chains with (CONTRACT §7.2).",
+)
+CHAINS = click.option(
+    "--chains",
+    type=click.Choice(["derived", "producer"]),
+    default="derived",
+    show_default=True,
+    help="valuechain's own chains, or the producer's persisted ones (never a mix).",
+)
+OUTPUT = click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file instead of standard output.",
+)

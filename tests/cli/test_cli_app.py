@@ -1,0 +1,97 @@
+"""The group and its one error boundary: --version, --store, --memory-limit, the red line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from cli_runner import red_line, run
+
+from valuechain import __version__
+from valuechain.store import Database
+
+Write = Callable[[str, bytes | dict[str, Any]], Path]
+
+
+def test_version() -> None:
+    result = run("--version")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"valuechain, version {__version__}"
+
+
+@pytest.mark.parametrize(
+    ("make_store", "fragment"),
+    [
+        (lambda tmp: tmp / "no" / "such" / "dir" / "s.duckdb", "cannot open the store"),
+        (
+            lambda tmp: (tmp / "text.duckdb", (tmp / "text.duckdb").write_text("hello"))[0],
+            "cannot open the store",
+        ),
+    ],
+    ids=["missing-directory", "not-a-duckdb-file"],
+)
+def test_bad_store_path_is_one_red_line(
+    tmp_path: Path,
+    otlp: SimpleNamespace,
+    write: Write,
+    make_store: Callable[[Path], Path],
+    fragment: str,
+) -> None:
+    bad_store = make_store(tmp_path)
+    path = write("a.json", otlp.request(otlp.span(1)))
+    result = run("--store", bad_store, "import", path)
+    assert result.exit_code == 1
+    line = red_line(result)
+    assert str(bad_store) in line and fragment in line and "Hint:" in line
+
+
+def test_version_ahead_store_is_one_red_line(store: Path) -> None:
+    with Database(store) as db:  # a store written by a newer valuechain
+        db.con.execute("UPDATE core.meta SET value = '999' WHERE key = 'schema_version'")
+    before = store.read_bytes()
+    result = run("--store", store, "sql", "SELECT 1")
+    assert result.exit_code == 1
+    line = red_line(result)
+    assert "999" in line and "upgrade valuechain" in line
+    assert store.read_bytes() == before
+
+
+def test_store_from_env_and_option(tmp_path: Path, otlp: SimpleNamespace, write: Write) -> None:
+    from_env, from_option = tmp_path / "env.duckdb", tmp_path / "opt.duckdb"
+    env = {"VALUECHAIN_STORE": str(from_env)}
+    assert run("import", write("a.json", otlp.request(otlp.span(1))), env=env).exit_code == 0
+    assert from_env.is_file()
+    assert (
+        run(
+            "--store", from_option, "import", write("b.json", otlp.request(otlp.span(2))), env=env
+        ).exit_code
+        == 0
+    )
+    counted = run("sql", "SELECT count(*) AS n FROM spans", "--format", "json", env=env)
+    assert json.loads(counted.stdout) == [{"n": 1}]
+    for target, span_id in ((from_env, f"{1:016x}"), (from_option, f"{2:016x}")):
+        with Database(target, read_only=True) as db:
+            assert db.sql("SELECT span_id FROM spans").to_series().to_list() == [span_id]
+
+
+def test_memory_limit_option_reaches_the_store(store: Path, tmp_path: Path) -> None:
+    sample = tmp_path / "s.json"
+    sample.write_bytes(b'{"resourceSpans":[]}')
+    assert run("--store", store, "--memory-limit", "600MB", "import", sample).exit_code == 0
+    bad = run("--store", store, "--memory-limit", "lots", "import", sample)
+    assert bad.exit_code == 1  # the command could not run
+    assert "memory limit 'lots' not understood" in red_line(bad)
+    from_env = run("--store", store, "import", sample, env={"VALUECHAIN_MEMORY_LIMIT": "lots"})
+    assert "not understood" in red_line(from_env)
+
+
+def test_an_unwritable_output_is_one_red_line(example_store: str) -> None:
+    result = run(
+        "--store", example_store, "sql", "SELECT 1", "--format", "csv", "--output", "/nope/x.csv"
+    )
+    assert result.exit_code == 1
+    assert "cannot write the output" in red_line(result)
