@@ -13,7 +13,7 @@ import pytest
 
 import valuechain
 from valuechain.errors import StoreError
-from valuechain.pipeline.imports import ImportOptions, import_paths, ledger_of
+from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database, SourceWriter, sqlfiles
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
@@ -56,7 +56,7 @@ def test_the_writer_refuses_a_rejected_source(db: Database, dump: Dump) -> None:
     assert decoded.status == "rejected"
     before = dump(db)
     with pytest.raises(ValueError, match="never written"), SourceWriter(db, "x", 1) as writer:
-        writer.finish(ledger_of(decoded), [])
+        writer.finish(decoded.ledger(), [])
     assert dump(db) == before
 
 

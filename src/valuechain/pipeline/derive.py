@@ -17,7 +17,7 @@ import orjson
 import pyarrow as pa
 
 from valuechain.contract.derivation import StageDerivation, StageResult
-from valuechain.contract.tables import SETUP_SIGNALS, TRIAL_FLAGS
+from valuechain.contract.tables import SETUP_SIGNALS, TRACE_ID, TRIAL_FLAGS
 from valuechain.contract.tables import STAGE_CHAIN as CHAIN
 from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
 from valuechain.contract.tables import TRIAL_OUTCOME as OUTCOME
@@ -112,7 +112,7 @@ def _derive_batch(
     derived = derive_chains([i for i in evidence.inputs if i is not None], analyzer=analyzer)
     chain, outcome, measurements = _derived_tables(evidence, derived, analyzer)
     setup, flags = _signal_tables(evidence)
-    touched = pa.table({"trace_id": pa.array(traces, pa.binary(16))})
+    touched = pa.table({"trace_id": pa.array(traces, TRACE_ID)})
     db.replace_trials(
         touched,
         {

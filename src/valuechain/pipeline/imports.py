@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
-from valuechain.contract.ledger import SourceLedger
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
@@ -187,7 +186,7 @@ def import_file(
             if result.error is not None:
                 writer.abort()
                 return result
-            committed = writer.finish(ledger_of(decoded), stream.merger.closing_issues())
+            committed = writer.finish(decoded.ledger(), stream.merger.closing_issues())
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
     trace_ids = tuple(sorted(stream.merger.trace_ids))
@@ -198,28 +197,6 @@ def _digest(path: Path) -> tuple[str, int]:
     with path.open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256")
         return digest.hexdigest(), handle.tell()
-
-
-def ledger_of(decoded: DecodedSource) -> SourceLedger:
-    """The ledger record of a decoded source, for the store."""
-    acct = decoded.accounting
-    return SourceLedger(
-        sha256=decoded.sha256,
-        bytes_raw=decoded.bytes_raw,
-        bytes_decoded=decoded.bytes_decoded,
-        compression=decoded.compression,
-        framing=decoded.framing,
-        encoding_flavor=decoded.encoding_flavor,
-        status=decoded.status,
-        records_read=acct.records_read,
-        records_ingested=acct.records_ingested,
-        records_other_signal=acct.records_other_signal,
-        records_quarantined=acct.records_quarantined,
-        spans_read=acct.spans_read,
-        spans_quarantined=acct.spans_quarantined,
-        attributes_read=acct.attributes_read,
-        attributes_quarantined=acct.attributes_quarantined,
-    )
 
 
 def _verdict(decoded: DecodedSource, options: ImportOptions) -> SourceResult:
@@ -250,9 +227,6 @@ def _committed(
     committed: Committed,
     trace_ids: tuple[bytes, ...],
 ) -> SourceResult:
-    # the store saw earlier imports; the decoder's accounting learns what it deduplicated
-    decoded.accounting.spans_deduplicated = committed.spans_deduplicated
-    decoded.accounting.attributes_deduplicated = committed.attributes_deduplicated
     result.outcome = "partial" if decoded.status == "partial" else "imported"
     result.spans = committed.span_rows
     result.spans_deduplicated = committed.spans_deduplicated

@@ -158,8 +158,10 @@ class SourceWriter:
 
     def _ledger(self, ledger: SourceLedger) -> dict[str, Any]:
         """The ledger row: the decoder's counts plus the rows this store kept of them."""
+        row = asdict(ledger)
+        row.update(row.pop("accounting"))
         return {
-            **asdict(ledger),
+            **row,
             "span_rows": self.span_rows - self.spans_deduplicated,
             "spans_deduplicated": self.spans_deduplicated,
             "attribute_rows": self.attribute_rows - self.attributes_deduplicated,

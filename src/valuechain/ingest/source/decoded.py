@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from valuechain.contract.issues import Issue
+from valuechain.contract.ledger import Accounting, SourceLedger
 from valuechain.errors import IngestError
 from valuechain.ingest.bytes import compression, framing
 from valuechain.ingest.otlp.fields import DEFAULT_LARGE_VALUE_THRESHOLD
@@ -34,37 +35,6 @@ class DecodeOptions:
 
 
 @dataclass(slots=True)
-class Accounting:
-    """The counts of the accounting invariant (TRACE-FORMAT §5.1)."""
-
-    records_read: int = 0
-    records_ingested: int = 0
-    records_other_signal: int = 0
-    records_quarantined: int = 0
-    spans_read: int = 0
-    spans_quarantined: int = 0
-    spans_deduplicated: int = 0  # filled in by the store, which sees earlier imports
-    attributes_read: int = 0
-    attributes_quarantined: int = 0
-    attributes_deduplicated: int = 0  # attributes of deduplicated spans (store)
-
-    def check(self, span_rows: int, attribute_rows: int) -> list[str]:
-        """The invariant's violations (empty when it holds)."""
-        problems = []
-        if self.records_read != (
-            self.records_ingested + self.records_other_signal + self.records_quarantined
-        ):
-            problems.append("records")
-        if self.spans_read != span_rows + self.spans_quarantined + self.spans_deduplicated:
-            problems.append("spans")
-        if self.attributes_read != (
-            attribute_rows + self.attributes_quarantined + self.attributes_deduplicated
-        ):
-            problems.append("attributes")
-        return problems
-
-
-@dataclass(slots=True)
 class DecodedSource:
     """Everything one source yields; tables hold batch-local row ids."""
 
@@ -80,6 +50,19 @@ class DecodedSource:
     tables: dict[str, pa.Table] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     rejection: IngestError | None = None
+
+    def ledger(self) -> SourceLedger:
+        """What the store records of this source (its ``sources`` ledger row)."""
+        return SourceLedger(
+            sha256=self.sha256,
+            bytes_raw=self.bytes_raw,
+            bytes_decoded=self.bytes_decoded,
+            compression=self.compression,
+            framing=self.framing,
+            encoding_flavor=self.encoding_flavor,
+            status=self.status,
+            accounting=self.accounting,
+        )
 
     @property
     def span_count(self) -> int:

@@ -18,6 +18,7 @@ import orjson
 import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue
+from valuechain.contract.ledger import Accounting
 from valuechain.ingest.bytes import framing
 from valuechain.ingest.bytes.recognise import describe_non_otlp
 from valuechain.ingest.bytes.salvage import salvage as salvage_text
@@ -26,7 +27,7 @@ from valuechain.ingest.otlp import proto as otlp_proto
 from valuechain.ingest.otlp.fields import raw_json
 from valuechain.ingest.otlp.json import SpanDecoder
 from valuechain.ingest.otlp.keys import OTHER_SIGNALS, is_request
-from valuechain.ingest.source.decoded import Accounting, DecodeOptions
+from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.issue_log import IssueLog, Where
 
 
