@@ -59,6 +59,8 @@ def test_spans_by_role_counts_every_span_once(sample: tuple[valuechain.Store, st
     assert roles.columns == ["role", "spans", "traces"]
     assert roles["spans"].sum() == store.sql("SELECT count(*) FROM spans").item()
     assert roles["spans"].to_list() == sorted(roles["spans"], reverse=True)
+    rows = list(zip(roles["spans"], roles["role"], strict=True))
+    assert rows == sorted(rows, key=lambda row: (-row[0], row[1]))  # ties by role: stable
     by_role = dict(zip(roles["role"], roles["traces"], strict=True))
     assert by_role["trial"] == 24 and "other" in by_role  # odd.json's spans have no role
 
