@@ -150,7 +150,7 @@ TRIAL_HINTS: Final[dict[Code, str]] = {
     Code.W_UNKNOWN_CONTRACT_KEY: (
         "kept verbatim and interpreted by nobody; check the producer's contract version"
     ),
-    Code.W_VERSION_AHEAD: ("upgrade valuechain; trials are version-excluded and never coerced"),
+    Code.W_VERSION_AHEAD: "upgrade valuechain; trials are version-excluded and never coerced",
     Code.W_RUN_INCOMPLETE_IN_EXPORT: (
         "import the rest of the run (another export page or file) before reading its funnel"
     ),
