@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes import json_values
 from valuechain.ingest.otlp.scalars import scrub_surrogates
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import SourceMerger
@@ -29,7 +29,7 @@ def decode_export(
     """Decode one export (bytes of a file, or one parsed request) into span tables."""
     options = options or DecodeOptions()
     if isinstance(data, dict):
-        value = framing.Value(data, 1, 0)
+        value = json_values.Value(data, 1, 0)
         try:
             orjson.dumps(data)
         except TypeError:  # e.g. lone surrogates in a caller-built dict (§5.2 W_INVALID_UTF8)

@@ -15,7 +15,7 @@ import gc
 import orjson
 
 from valuechain.contract.issues import Code, Issue
-from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes import framing, json_values
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
 from valuechain.ingest.bytes.recognise import describe_text
 from valuechain.ingest.otlp import proto as otlp_proto
@@ -49,7 +49,7 @@ class PartDecoder(RecordDecoder):
         acct = self.acct
         if self.fast is None:
             self.run_values(
-                framing.split_lines(part.data, part.start, part.first_line, final=part.final)
+                json_values.split_lines(part.data, part.start, part.first_line, final=part.final)
             )
             return
         data, start, number, offset = part.data, part.start, part.first_line, 0
@@ -68,7 +68,7 @@ class PartDecoder(RecordDecoder):
                     continue
             # the reference takes this line (and only it), exactly as split_lines would
             chunk = data[offset : stop + 1] if nl >= 0 else data[offset:]
-            lines = framing.split_lines(
+            lines = json_values.split_lines(
                 chunk, start + offset, number, final=offset == last, ends_with_newline=ends_nl
             )
             for item in lines:
@@ -77,13 +77,13 @@ class PartDecoder(RecordDecoder):
 
     def _whole(self, data: bytes) -> None:
         """The one-shot path: the whole (decompressed) body, exactly as the reference reads it."""
-        head = data.lstrip(framing.BOM).lstrip()[:1]
+        head = data.lstrip(json_values.BOM).lstrip()[:1]
         if head in (b"{", b"["):
             self._check_utf8(data, 0)
             if self.fast is not None and head == b"{" and self._whole_fast(data):
                 self.framing = "single"
                 return
-            self.run_values(framing.split_values(data))
+            self.run_values(json_values.split_values(data))
             return
         if not head:
             self.reject(
@@ -107,7 +107,7 @@ class PartDecoder(RecordDecoder):
         self.reject(Code.E_NOT_OTLP, "byte 0", describe_text(data))
 
     def _whole_fast(self, data: bytes) -> bool:
-        body, line, offset = framing.first_value(data)
+        body, line, offset = json_values.first_value(data)
         if not self._took_fast(body, Where(0, line, offset)):
             return False
         self.json_records += 1
@@ -144,12 +144,12 @@ class PartDecoder(RecordDecoder):
                 self.zstd_records += 1
                 self.extra_decoded += len(unpacked) - len(payload)
                 payload = unpacked
-            head = payload.lstrip(framing.BOM).lstrip()[:1]
+            head = payload.lstrip(json_values.BOM).lstrip()[:1]
             if head in (b"{", b"["):
                 self.json_records += 1
-                values = list(framing.split_values(payload))
+                values = list(json_values.split_values(payload))
                 for item in values:
-                    if isinstance(item, framing.Broken):
+                    if isinstance(item, json_values.Broken):
                         self._broken_bytes(
                             where,
                             data[prefix:end],
@@ -159,7 +159,7 @@ class PartDecoder(RecordDecoder):
                         break
                 else:
                     for item in values:
-                        assert isinstance(item, framing.Value)
+                        assert isinstance(item, json_values.Value)
                         item.line, item.byte_offset = None, start + prefix
                         self.value(item)
                 continue

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue
 from valuechain.contract.ledger import Accounting
-from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes import json_values
 from valuechain.ingest.bytes.recognise import describe_non_otlp
 from valuechain.ingest.bytes.salvage import salvage as salvage_text
 from valuechain.ingest.otlp import fast as fastpath
@@ -117,26 +117,26 @@ class RecordDecoder:
         canonical = otlp_proto.request_to_json(request)
         where = Where(self.acct.records_read, None, byte_offset)
         if not self._took_fast(orjson.dumps(canonical), where):
-            self.record(canonical, framing.Value(None, None, byte_offset))
+            self.record(canonical, json_values.Value(None, None, byte_offset))
 
     # ------------------------------------------------------------------ values
-    def run_values(self, values: Iterable[framing.Value | framing.Broken]) -> None:
+    def run_values(self, values: Iterable[json_values.Value | json_values.Broken]) -> None:
         for item in values:
-            if isinstance(item, framing.Broken) and item.code is Code.E_TRUNCATED_JSON:
+            if isinstance(item, json_values.Broken) and item.code is Code.E_TRUNCATED_JSON:
                 self.items += 1
                 self.truncated_document(item)
                 return
             self.item(item)
 
-    def item(self, item: framing.Value | framing.Broken) -> None:
+    def item(self, item: json_values.Value | json_values.Broken) -> None:
         self.items += 1
-        if isinstance(item, framing.Broken):
+        if isinstance(item, json_values.Broken):
             self.broken(item)
         else:
             self.json_records += 1
             self.value(item)
 
-    def value(self, item: framing.Value) -> None:
+    def value(self, item: json_values.Value) -> None:
         obj = item.obj
         if isinstance(obj, list) and obj and all(is_request(x) for x in obj):
             for i, request in enumerate(obj):
@@ -144,7 +144,7 @@ class RecordDecoder:
             return
         self.record(obj, item)
 
-    def record(self, obj: Any, item: framing.Value, prefix: str = "") -> None:
+    def record(self, obj: Any, item: json_values.Value, prefix: str = "") -> None:
         acct = self.acct
         where = Where(acct.records_read, item.line, item.byte_offset)
         acct.records_read += 1
@@ -193,7 +193,7 @@ class RecordDecoder:
             return {"resourceSpans": obj["batches"]}
         return None
 
-    def broken(self, item: framing.Broken) -> None:
+    def broken(self, item: json_values.Broken) -> None:
         acct = self.acct
         where = Where(acct.records_read, item.line, item.byte_offset)
         acct.records_read += 1
@@ -218,7 +218,7 @@ class RecordDecoder:
         c["raw_json"].append(raw if isinstance(raw, str) else raw_json(raw))
         c["codes"].append([code.value])
 
-    def truncated_document(self, item: framing.Broken) -> None:
+    def truncated_document(self, item: json_values.Broken) -> None:
         rescue = salvage_text(item.raw)
         if not self.options.salvage or rescue.text is None:
             self.reject(
@@ -240,9 +240,9 @@ class RecordDecoder:
         self.framing = "single"
         self.partial = True
         try:
-            value = framing.Value(orjson.loads(rescue.text), item.line, item.byte_offset)
+            value = json_values.Value(orjson.loads(rescue.text), item.line, item.byte_offset)
         except orjson.JSONDecodeError:  # NaN tokens, lone surrogates: the lenient path
-            lenient = framing.lenient_value(rescue.text, item.line, item.byte_offset)
+            lenient = json_values.lenient_value(rescue.text, item.line, item.byte_offset)
             if lenient is None:
                 self.reject(
                     Code.E_TRUNCATED_JSON,

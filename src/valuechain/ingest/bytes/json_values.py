@@ -1,0 +1,243 @@
+"""A decompressed buffer as JSON values with line and byte offsets (TRACE-FORMAT §1.8, §5.2, §5.3).
+
+Pure functions over bytes, the one-shot reading of a source: ``split_values`` yields every
+JSON value of a single document, an NDJSON stream or concatenated pretty-printed documents,
+each with its line and byte offset, and a ``Broken`` item for every stretch that does not
+parse (corrupt record, truncated tail); ``split_lines`` does the same for a run of whole
+NDJSON lines. The streaming reader (``framing``) asks ``parses`` which first line makes a
+stream and decodes every part it cuts with these same functions, so that a source read in
+parts gives exactly what it gives read whole: each rule (which first line makes a stream,
+where a value ends, which tail is a truncation) lives here once; the length-prefix rules live
+in ``framing``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from valuechain.contract.issues import Code
+from valuechain.ingest.otlp.scalars import scrub_surrogates
+
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True)
+class Value:
+    """One parsed JSON value and where it starts."""
+
+    obj: Any
+    line: int | None  # None inside length-prefixed records, which have no lines
+    byte_offset: int
+    nonstandard: bool = False  # bare NaN/Infinity tokens: read by the lenient path
+    invalid_utf8: int = 0  # strings whose lone surrogate escapes were replaced with U+FFFD
+
+
+@dataclass(slots=True)
+class Broken:
+    """A stretch of input that is not a JSON value."""
+
+    code: Code  # E_INVALID_RECORD | E_TRUNCATED_RECORD | E_TRUNCATED_JSON | E_INVALID_PROTO_RECORD
+    line: int | None
+    byte_offset: int
+    end_offset: int
+    message: str
+    raw: str = field(repr=False, default="")
+
+
+def split_values(data: bytes) -> Iterator[Value | Broken]:
+    """Yield the consecutive JSON values of ``data`` (BOM and leading whitespace stripped)."""
+    start = len(BOM) if data.startswith(BOM) else 0
+    body = data[start:]
+    if not body.strip():
+        return
+    try:
+        obj = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        _, line, offset = first_value(data)
+        yield Value(obj, line, offset)
+        return
+    first = body.lstrip().split(b"\n", 1)[0]
+    if parses(first):  # NDJSON / JSON Lines: one value per non-empty line
+        yield from split_lines(body, start)
+    else:
+        yield from _concatenated(body, start)
+
+
+def first_value(data: bytes) -> tuple[bytes, int, int]:
+    """``data`` without its BOM, and the line and byte offset where its first value starts."""
+    body = data[len(BOM) :] if data.startswith(BOM) else data
+    first = skip_space(body)
+    return body, body.count(b"\n", 0, first) + 1, len(data) - len(body) + first
+
+
+def skip_space(data: bytes | bytearray, start: int = 0) -> int:
+    """The offset of the first byte from ``start`` on that is not ASCII whitespace."""
+    return len(data) - len(data[start:].lstrip())
+
+
+def parses(chunk: bytes) -> bool:
+    """Whether ``chunk`` is one JSON value (orjson, else the lenient stdlib path)."""
+    try:
+        orjson.loads(chunk)
+    except orjson.JSONDecodeError:
+        return _lenient(chunk.decode("utf-8", "replace"))[0]
+    return True
+
+
+def _constants() -> tuple[list[str], Any]:
+    seen: list[str] = []
+
+    def constant(name: str) -> float:
+        seen.append(name)
+        return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
+
+    return seen, constant
+
+
+def _lenient(text: str) -> tuple[bool, Any, bool]:
+    """Parse with the stdlib: (ok, value, whether bare NaN/Infinity tokens were used).
+
+    The stdlib accepts what orjson refuses and OTLP producers still write: bare NaN and
+    Infinity tokens (Python ``json.dumps``) and lone surrogate escapes.
+    """
+    seen, constant = _constants()
+    try:
+        return True, json.loads(text, parse_constant=constant), bool(seen)
+    except (json.JSONDecodeError, RecursionError):
+        return False, None, False
+
+
+def lenient_value(text: str, line: int | None, byte_offset: int) -> Value | None:
+    """``text`` as one JSON value by the lenient path (surrogates scrubbed), or None."""
+    ok, obj, nonstandard = _lenient(text)
+    if not ok:
+        return None
+    return _scrubbed(Value(obj, line, byte_offset, nonstandard), text)
+
+
+def _scrubbed(value: Value, text: str) -> Value:
+    # Only the stdlib path can produce lone surrogates (from \uD800-style escapes); they cannot
+    # be encoded as UTF-8 and would break Arrow and hashing downstream (TRACE-FORMAT §5.2).
+    if _SURROGATE_ESCAPE.search(text):
+        value.obj, value.invalid_utf8 = scrub_surrogates(value.obj)
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def split_lines(
+    chunk: bytes,
+    start: int,
+    first_line: int = 1,
+    *,
+    final: bool = True,
+    ends_with_newline: bool | None = None,
+) -> Iterator[Value | Broken]:
+    """The NDJSON values of ``chunk``, a run of whole lines of a larger body.
+
+    ``start`` is the byte offset of ``chunk[0]`` in the decompressed source and ``first_line``
+    its line number. Only a ``final`` chunk (the one holding the body's last non-blank line and
+    its end) can end in a truncated record; the streaming reader cuts chunks so that every
+    earlier chunk is followed by a non-blank line.
+    """
+    offset = 0
+    if ends_with_newline is None:  # whether the whole body ends with a newline
+        ends_with_newline = chunk.endswith(b"\n")
+    lines = chunk.split(b"\n")
+    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1) if final else -1
+    for number, raw in enumerate(lines, start=first_line):
+        here = offset
+        offset += len(raw) + 1
+        if not raw.strip():
+            continue
+        try:
+            yield Value(orjson.loads(raw), number, start + here)
+            continue
+        except orjson.JSONDecodeError as exc:
+            error = str(exc)
+        text = raw.decode("utf-8", "replace")
+        value = lenient_value(text, number, start + here)
+        if value is not None:
+            yield value
+            continue
+        tail = number - first_line == last and (not ends_with_newline or "end of data" in error)
+        code = Code.E_TRUNCATED_RECORD if tail else Code.E_INVALID_RECORD
+        what = "the last line ends inside a JSON value" if tail else f"not valid JSON ({error})"
+        yield Broken(code, number, start + here, start + here + len(raw), what, text)
+
+
+_RESYNC = re.compile(r"\n(?=[{\[])")
+# What a value cut off by the end of the input leaves after the parser's error position: a
+# prefix of a literal or a number, or of a \u escape (TRACE-FORMAT §5.2 truncation cases).
+_CUT_TAIL = re.compile(
+    r"(?:-?(?:I(?:n(?:f(?:i(?:n(?:i(?:ty?)?)?)?)?)?)?)?|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?"
+    r"|n(?:u(?:ll?)?)?|N(?:aN?)?|-?\d*\.?\d*(?:[eE][+-]?\d*)?|u[0-9A-Fa-f]{0,3})\s*"
+)
+
+
+def _cut_by_eof(text: str, exc: json.JSONDecodeError) -> bool:
+    """Whether the parse failed only because the input ended inside a value."""
+    if exc.msg.startswith("Unterminated string"):
+        return True
+    return _CUT_TAIL.fullmatch(text, exc.pos) is not None
+
+
+def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
+    """Concatenated (pretty-printed) documents, or one document that does not parse."""
+    text = body.decode("utf-8", "replace")
+    seen, constant = _constants()
+    decoder = json.JSONDecoder(parse_constant=constant)
+    pos, line, byte_offset, parsed = 0, 1, start, 0
+    ws = re.compile(r"\s*")
+    while True:
+        skip = ws.match(text, pos)
+        assert skip is not None
+        line += text.count("\n", pos, skip.end())
+        byte_offset += len(text[pos : skip.end()].encode())
+        pos = skip.end()
+        if pos >= len(text):
+            return
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except RecursionError:  # nesting deeper than the parser's stack: not readable data
+            resync = _RESYNC.search(text, pos + 1)
+            end = resync.start() + 1 if resync else len(text)
+            raw = text[pos:end]
+            message = "not valid JSON (nested too deeply to parse)"
+            yield Broken(
+                Code.E_INVALID_RECORD,
+                line,
+                byte_offset,
+                byte_offset + len(raw.encode()),
+                message,
+                raw,
+            )
+        except json.JSONDecodeError as exc:
+            at_eof = _cut_by_eof(text, exc)
+            resync = None if at_eof else _RESYNC.search(text, exc.pos)
+            end = resync.start() + 1 if resync else len(text)
+            raw = text[pos:end]
+            if resync is None and at_eof:
+                code = Code.E_TRUNCATED_RECORD if parsed else Code.E_TRUNCATED_JSON
+                message = "the input ends inside a JSON value"
+            else:
+                code = Code.E_INVALID_RECORD
+                message = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            yield Broken(code, line, byte_offset, byte_offset + len(raw.encode()), message, raw)
+        else:
+            parsed += 1
+            yield _scrubbed(Value(obj, line, byte_offset, bool(seen)), text[pos:end])
+            seen.clear()
+        line += text.count("\n", pos, end)
+        byte_offset += len(text[pos:end].encode())
+        pos = end
