@@ -85,8 +85,8 @@ def declared(schema: pa.Schema) -> list[Column]:
 def test_every_core_table_has_a_schema(ddl: dict[str, list[Column]]) -> None:
     missing = sorted(ddl.keys() - STORED_TABLES.keys())
     stale = sorted(STORED_TABLES.keys() - ddl.keys())
-    assert not missing, f"core tables without a schema in contract/tables.py: {missing}"
-    assert not stale, f"schemas in contract/tables.py STORED_TABLES with no core table: {stale}"
+    assert not missing, f"core tables without a schema in contract/tables/: {missing}"
+    assert not stale, f"schemas in contract/tables/ STORED_TABLES with no core table: {stale}"
 
 
 def test_schemas_are_listed_in_ddl_order() -> None:
@@ -108,7 +108,7 @@ def test_ddl_agrees_with_the_arrow_schema(table: str, ddl: dict[str, list[Column
         for i, (s, a) in enumerate(zip_longest(stored, arrow))
         if s != a
     ]
-    assert not differ, f"core.{table} (sql/schema vs contract/tables.py): " + "; ".join(differ)
+    assert not differ, f"core.{table} (sql/schema vs contract/tables/): " + "; ".join(differ)
 
 
 def test_duckdb_type_spells_nested_types() -> None:

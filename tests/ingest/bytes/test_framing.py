@@ -1,6 +1,7 @@
-"""ingest/bytes/framing.py: every framing of TRACE-FORMAT §1.8/§5.3 gives the tables of NDJSON,
-in one part or many; broken and cut records are told apart; bare NaN/Infinity tokens and
-documents nested beyond any parser are read by the lenient path or rejected, never a crash.
+"""ingest/bytes (framing.py, json_values.py): every framing of TRACE-FORMAT §1.8/§5.3 gives
+the tables of NDJSON, in one part or many; broken and cut records are told apart; bare
+NaN/Infinity tokens and documents nested beyond any parser are read by the lenient path or
+rejected, never a crash.
 """
 
 from __future__ import annotations
