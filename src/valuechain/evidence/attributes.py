@@ -23,8 +23,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from valuechain.evidence import contract_keys as ck
 from valuechain.evidence import conventions as cv
-from valuechain.evidence.conventions import Kind, OwnerClass
+from valuechain.evidence.contract_keys import Kind, OwnerClass
 from valuechain.evidence.frames import Frame, to_polars
 
 VALUE_TYPES: tuple[str, ...] = ("string", "int", "double", "bool", "array", "kvlist", "bytes")
@@ -107,13 +108,13 @@ def classify_key(key: str) -> KeyClass:
     """Classify one distinct attribute key (cached: keys repeat across calls)."""
     read = _READ_INDEX.get(key, -1)
     contract_kind = -1
-    kind = cv.CONTRACT_KEY_KINDS.get(key)
+    kind = ck.CONTRACT_KEY_KINDS.get(key)
     special, index1, index2, field = Special.NONE, -1, -1, None
-    if kind is None and (m := cv.STAGE_KEY.match(key)):
-        kind = cv.STAGE_FIELDS.get(m.group(2))
+    if kind is None and (m := ck.STAGE_KEY.match(key)):
+        kind = ck.STAGE_FIELDS.get(m.group(2))
         special, index1, field = Special.STAGE, int(m.group(1)), m.group(2)
-    elif kind is None and (m := cv.MEASUREMENT_KEY.match(key)):
-        kind = cv.MEASUREMENT_FIELDS.get(m.group(2))
+    elif kind is None and (m := ck.MEASUREMENT_KEY.match(key)):
+        kind = ck.MEASUREMENT_FIELDS.get(m.group(2))
         special, index1, field = Special.MEASUREMENT, int(m.group(1)), m.group(2)
     elif m := cv.LLM_TOOL_CALL_KEY.match(key):
         special, index1, index2, field = (
@@ -145,7 +146,7 @@ def _accepted_table() -> pa.Array:
     """accepted[kind_code * (VT + 1) + vt_code]: whether a contract kind accepts a value type."""
     width = _VT_OTHER + 1
     table = [False] * (len(KINDS) * width)
-    for kind, types in cv.ACCEPTED_VALUE_TYPES.items():
+    for kind, types in ck.ACCEPTED_VALUE_TYPES.items():
         for vt in types:
             table[_KIND_CODE[kind] * width + _VT_CODE[vt]] = True
     return pa.array(table, type=pa.bool_())
@@ -488,15 +489,15 @@ def _scatter_wide(
 
 def _resources(rows: pl.DataFrame, keys: list[str | None]) -> pl.DataFrame:
     """The §3.4 keys per resource_row (a handful of rows: a plain first-per-key)."""
-    rows = _with_keys(rows, keys).filter(pl.col("key").is_in(list(cv.RESOURCE_KEYS)))
+    rows = _with_keys(rows, keys).filter(pl.col("key").is_in(list(ck.RESOURCE_KEYS)))
     version = (
-        rows.filter((pl.col("key") == cv.SCHEMA_VERSION) & (pl.col("vt") == _VT_CODE["int"]))
+        rows.filter((pl.col("key") == ck.SCHEMA_VERSION) & (pl.col("vt") == _VT_CODE["int"]))
         .group_by("owner_row")
         .agg(pl.col("int_value").first().alias("schema_version"))
     )
-    present = rows.filter(pl.col("key") == cv.SCHEMA_VERSION).select("owner_row").unique()
+    present = rows.filter(pl.col("key") == ck.SCHEMA_VERSION).select("owner_row").unique()
     content = (
-        rows.filter((pl.col("key") == cv.INCLUDE_CONTENT) & (pl.col("vt") == _VT_CODE["bool"]))
+        rows.filter((pl.col("key") == ck.INCLUDE_CONTENT) & (pl.col("vt") == _VT_CODE["bool"]))
         .group_by("owner_row")
         .agg(pl.col("bool_value").first().alias("include_content"))
     )

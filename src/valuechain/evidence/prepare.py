@@ -18,10 +18,11 @@ import polars as pl
 from valuechain.contract.derivation import IterationInfo, StageAuthoredCase
 from valuechain.contract.issues import Code
 from valuechain.contract.vocab import ToolErrorKind
+from valuechain.evidence import contract_keys as ck
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.authored import authored_as_sent
-from valuechain.evidence.conventions import OwnerClass
+from valuechain.evidence.contract_keys import OwnerClass
 from valuechain.evidence.frames import epoch_ms, first_non_null, parse_int_code
 from valuechain.evidence.inputs import (
     GRADER_ATTRIBUTION,
@@ -111,7 +112,7 @@ def _per_trial(roots: pl.DataFrame, mask: pl.Expr, columns: Sequence[str], make:
 def root_objects(roots: pl.DataFrame) -> RootObjects:
     """The per-trial objects read from trial roots (contract) or implied (foreign)."""
     contract = pl.col("contract")
-    valid_mode = contract & pl.col("mcp.app.authored.mode").is_in(cv.AUTHORED_MODES)
+    valid_mode = contract & pl.col("mcp.app.authored.mode").is_in(ck.AUTHORED_MODES)
     iteration: list[Any] = _per_trial(
         roots.with_columns(pl.col("mcp.app.trial.status").fill_null("")),
         contract,
@@ -215,7 +216,7 @@ TOOL_COLUMNS = (
 def tool_frame(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
     """Every span that may describe a tool call (§2.4), with what the mapping reads."""
     contract = pl.col("t_contract")
-    is_role = contract & (pl.col("role") == cv.Role.TOOL_CALL)
+    is_role = contract & (pl.col("role") == ck.Role.TOOL_CALL)
     is_execution = (pl.col("oi") == "TOOL") | (pl.col(cv.GENAI_OPERATION) == cv.EXECUTE_TOOL)
     is_transport = pl.col(cv.MCP_METHOD) == cv.TOOLS_CALL
     tools = by_trial(st.filter(is_role | is_execution | is_transport))
@@ -246,11 +247,11 @@ def tool_frame(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
     # §3.7: status error when span status is ERROR or the outcome is not ok;
     # §3.8 (foreign): span status ERROR or error.type set.
     errored = (pl.col("status_code") == 2) | pl.when(contract).then(
-        pl.col("outcome").is_not_null() & (pl.col("outcome") != cv.TOOL_OUTCOME_OK)
+        pl.col("outcome").is_not_null() & (pl.col("outcome") != ck.TOOL_OUTCOME_OK)
     ).otherwise(pl.col("error_type").is_not_null())
-    executed = pl.col("outcome").is_null() | (pl.col("outcome") != cv.TOOL_OUTCOME_NOT_EXECUTED)
+    executed = pl.col("outcome").is_null() | (pl.col("outcome") != ck.TOOL_OUTCOME_NOT_EXECUTED)
     kind_by_outcome = pl.col("outcome").replace_strict(
-        dict(cv.TOOL_ERROR_KIND_BY_OUTCOME), default=None, return_dtype=pl.String
+        dict(ck.TOOL_ERROR_KIND_BY_OUTCOME), default=None, return_dtype=pl.String
     )
     error_kind = pl.when(errored).then(
         pl.when(pl.col("outcome").is_not_null())
@@ -299,7 +300,7 @@ def _prompt_index(
     """`mcp.app.turn.index` of the nearest enclosing turn (contract traces; §3.7.1 (5))."""
     if tools.is_empty():
         return pl.Series("prompt_index", [], dtype=pl.Int64)
-    turns = st.filter(pl.col("t_contract") & (pl.col("role") == cv.Role.TURN))
+    turns = st.filter(pl.col("t_contract") & (pl.col("role") == ck.Role.TURN))
     turns = pl.concat(
         [
             turns.select("trace", pl.col("span").alias("cur")),
@@ -342,7 +343,7 @@ def report_transport_errors(tools: pl.DataFrame, roots: pl.DataFrame, log: Issue
     bad = tools.filter(
         pl.col("simple")
         & pl.col("is_role")
-        & (pl.col("outcome") == cv.TRANSPORT_ERROR)
+        & (pl.col("outcome") == ck.TRANSPORT_ERROR)
         & pl.col("code").is_null()
     ).join(roots.select("trial_index", "trial_id", "run_id"), on="trial_index")
     for trace, span, trial_id, run_id in bad.select(
@@ -441,24 +442,24 @@ def tool_calls(
 
 def grader_groups(st: pl.DataFrame, attrs: Attributes, n: int) -> TrialGroups:
     """Per grader row: what it feeds (prompt, predicate, judge) and its shared object."""
-    part = by_trial(st.filter(pl.col("t_contract") & (pl.col("role") == cv.Role.GRADER)))
+    part = by_trial(st.filter(pl.col("t_contract") & (pl.col("role") == ck.Role.GRADER)))
     wide = gather_class(attrs, OwnerClass.GRADER, part, pl.lit(True))
     kind, scorer = pl.col("mcp.app.grader.kind"), pl.col("mcp.app.grader.scorer_id")
     judge_name = pl.coalesce(
         pl.col("mcp.app.judge.name"),
-        pl.when(scorer.str.starts_with(cv.JUDGE_SCORER_PREFIX)).then(
-            scorer.str.strip_prefix(cv.JUDGE_SCORER_PREFIX)
+        pl.when(scorer.str.starts_with(ck.JUDGE_SCORER_PREFIX)).then(
+            scorer.str.strip_prefix(ck.JUDGE_SCORER_PREFIX)
         ),
     )
-    judge = ~kind.is_in((cv.GRADER_MATCHER, cv.GRADER_PREDICATE)).fill_null(False)
+    judge = ~kind.is_in((ck.GRADER_MATCHER, ck.GRADER_PREDICATE)).fill_null(False)
     category = (
-        pl.when((kind == cv.GRADER_MATCHER) & (pl.col("mcp.app.grader.scope") == cv.SCOPE_TURN))
+        pl.when((kind == ck.GRADER_MATCHER) & (pl.col("mcp.app.grader.scope") == ck.SCOPE_TURN))
         .then(GRADER_PROMPT)
-        .when(kind == cv.GRADER_PREDICATE)
+        .when(kind == ck.GRADER_PREDICATE)
         .then(GRADER_PREDICATE)
-        .when(judge & (judge_name == cv.JUDGE_GOAL))
+        .when(judge & (judge_name == ck.JUDGE_GOAL))
         .then(GRADER_JUDGE)
-        .when(judge & (judge_name == cv.JUDGE_ATTRIBUTION))
+        .when(judge & (judge_name == ck.JUDGE_ATTRIBUTION))
         .then(GRADER_ATTRIBUTION)
     )
     wide = wide.with_columns(
@@ -467,7 +468,7 @@ def grader_groups(st: pl.DataFrame, attrs: Attributes, n: int) -> TrialGroups:
         pl.coalesce(
             pl.col("mcp.app.judge.status"),
             pl.col("mcp.app.grader.status"),
-            pl.lit(cv.DEFAULT_JUDGE_STATUS),
+            pl.lit(ck.DEFAULT_JUDGE_STATUS),
         ).alias("judge_status"),
     ).with_row_index("_i")
     objects: list[Any] = [None] * wide.height
@@ -487,7 +488,7 @@ def grader_groups(st: pl.DataFrame, attrs: Attributes, n: int) -> TrialGroups:
 
 def render_groups(st: pl.DataFrame, attrs: Attributes, n: int) -> TrialGroups:
     """`mcp.app.widget.status` per `widget_render` span (§3.7 `renderObservations`)."""
-    part = by_trial(st.filter(pl.col("t_contract") & (pl.col("role") == cv.Role.WIDGET_RENDER)))
+    part = by_trial(st.filter(pl.col("t_contract") & (pl.col("role") == ck.Role.WIDGET_RENDER)))
     wide = gather_class(attrs, OwnerClass.WIDGET, part, pl.lit(True))
     return groups(wide.with_columns(part["trial_index"]), ["mcp.app.widget.status"], n)
 

@@ -34,11 +34,12 @@ import pyarrow as pa
 from valuechain.contract.derivation import StageDerivationInput, StageSpan
 from valuechain.contract.issues import Code
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
+from valuechain.evidence import contract_keys as ck
 from valuechain.evidence import conventions as cv
 from valuechain.evidence import prepare
 from valuechain.evidence.attributes import Attributes, read_attributes
 from valuechain.evidence.checks import check_contract_types, required_key_gaps
-from valuechain.evidence.conventions import OwnerClass
+from valuechain.evidence.contract_keys import OwnerClass
 from valuechain.evidence.frames import Frame, epoch_ms, first_non_null, normalise_spans
 from valuechain.evidence.grouping import group_spans
 from valuechain.evidence.inputs import Assembler
@@ -200,7 +201,7 @@ def _roots(
     )
     roots = pl.concat([roots, root_keys], how="horizontal")
     is_llm = (
-        (pl.col("t_contract") & (pl.col("role") == cv.Role.LLM))
+        (pl.col("t_contract") & (pl.col("role") == ck.Role.LLM))
         | (pl.col("oi") == "LLM")
         | pl.col(cv.GENAI_OPERATION).is_in(cv.INFERENCE_OPERATIONS)
     )
@@ -213,11 +214,11 @@ def _roots(
         first_non_null(llm, cv.PROVIDER).drop_nulls().first().alias("observed_provider"),
         first_non_null(llm, cv.REQUEST_MODEL).drop_nulls().first().alias("observed_model"),
     )
-    turns = st.filter(pl.col("t_contract") & (pl.col("role") == cv.Role.TURN))
+    turns = st.filter(pl.col("t_contract") & (pl.col("role") == ck.Role.TURN))
     flags = st.group_by("trial_index").agg(
         (
             (
-                (pl.col("t_contract") & pl.col("role").is_in((cv.Role.TOOL_CALL, cv.Role.GRADER)))
+                (pl.col("t_contract") & pl.col("role").is_in((ck.Role.TOOL_CALL, ck.Role.GRADER)))
                 | (pl.col("oi") == "TOOL")
                 | (pl.col(cv.GENAI_OPERATION) == cv.EXECUTE_TOOL)
                 | (pl.col(cv.MCP_METHOD) == cv.TOOLS_CALL)
@@ -264,7 +265,7 @@ def _roots(
         .alias("foreign_status"),
         pl.when(pl.col("_n_in") > 0).then(pl.col("input_tokens")).alias("input_tokens"),
         pl.when(pl.col("_n_out") > 0).then(pl.col("output_tokens")).alias("output_tokens"),
-        (contract & (pl.col("schema_version") > cv.SUPPORTED_CONTRACT_VERSION)).alias(
+        (contract & (pl.col("schema_version") > ck.SUPPORTED_CONTRACT_VERSION)).alias(
             "schema_ahead"
         ),
         pl.when(pl.col("_redacted_span"))
@@ -385,7 +386,7 @@ def _trial_id_conflicts(roots: pl.DataFrame, log: IssueLog) -> list[int]:
 def _versions_ahead(roots: pl.DataFrame, log: IssueLog) -> list[int]:
     """Contract, producer-analyzer or measurement versions newer than ours (§5.2, §7.3)."""
     checks = (
-        ("schema_version", cv.SUPPORTED_CONTRACT_VERSION, "mcp.app.export.schema_version"),
+        ("schema_version", ck.SUPPORTED_CONTRACT_VERSION, "mcp.app.export.schema_version"),
         ("mcp.app.analyzer.version", STAGE_ANALYZER_VERSION, "mcp.app.analyzer.version"),
         (
             "mcp.app.measurements.schema_version",
