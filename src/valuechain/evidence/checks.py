@@ -14,7 +14,7 @@ import polars as pl
 
 from valuechain.contract.issues import Code
 from valuechain.evidence import contract_keys as ck
-from valuechain.evidence.attributes import KINDS, classify_key
+from valuechain.evidence.classify import KINDS, classify_key
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 
 
