@@ -1,11 +1,11 @@
 """One `StageDerivationInput` per trial, exactly as TRACE-FORMAT §3.7 / §3.7.1 / §3.8 map it.
 
-`trials.py` prepares everything vectorised — per tool span its status, code, error kind and
-prompt index; per grader row the (shared, frozen) object it stands for; per trial the shared
-authored case, lifecycle, policy, … — and this module only walks each trial's row ranges to
-put the objects together. Objects that repeat across trials are built once per distinct
-value (`interned`). Trials whose tool spans need the §2.4 join rules (several spans of one
-call) go through `toolcalls.group_tool_spans`; the others take a fast path.
+`prepare` and `prepare_tools` prepare everything vectorised — per tool span its status, code,
+error kind and prompt index; per grader row the (shared, frozen) object it stands for; per
+trial the shared authored case, lifecycle, policy, … — and this module only walks each trial's
+row ranges to put the objects together. Objects that repeat across trials are built once per
+distinct value (`interned`). Trials whose tool spans need the §2.4 join rules (several spans
+of one call) go through `toolcalls.group_tool_spans`; the others take a fast path.
 """
 
 from __future__ import annotations
