@@ -16,7 +16,8 @@ import pytest
 from evidence_builders import EXAMPLE, attrs, example_spans, role
 
 from valuechain.derive import derive_chain, derive_measurements
-from valuechain.evidence.trials import TrialEvidence, build_trials, source_run_id
+from valuechain.evidence.roots import source_run_id
+from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.ingest.decode import DecodedSource, decode_export
 from valuechain.pipeline.derive import load_trials
 from valuechain.pipeline.imports import ImportOptions, import_file

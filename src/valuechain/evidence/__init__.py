@@ -6,6 +6,7 @@ The store reads the rows of a set of traces (`Database.trial_rows`); the pipelin
 
 from __future__ import annotations
 
-from valuechain.evidence.trials import TrialEvidence, build_trials, source_run_id
+from valuechain.evidence.roots import source_run_id
+from valuechain.evidence.trials import TrialEvidence, build_trials
 
 __all__ = ["TrialEvidence", "build_trials", "source_run_id"]

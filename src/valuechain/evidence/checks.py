@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import polars as pl
 
 from valuechain.contract.issues import Code
-from valuechain.evidence import conventions as cv
-from valuechain.evidence.attributes import KINDS, classify_key
+from valuechain.evidence import contract_keys as ck
+from valuechain.evidence.classify import KINDS, classify_key
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 
 
@@ -59,7 +59,7 @@ def check_contract_types(
             log.add(
                 EvidenceIssue(
                     Code.W_UNKNOWN_CONTRACT_KEY,
-                    f"{name!r} is not a key of contract version {cv.SUPPORTED_CONTRACT_VERSION}",
+                    f"{name!r} is not a key of contract version {ck.SUPPORTED_CONTRACT_VERSION}",
                     trace_id=trace,
                     span_id=span,
                     key=name,
@@ -101,7 +101,7 @@ def required_key_gaps(roots: pl.DataFrame, log: IssueLog) -> Iterator[tuple[int,
         "trial_id",
         "run_id",
         pl.concat_list(
-            [pl.when(pl.col(k).is_null()).then(pl.lit(k)) for k in cv.REQUIRED_ROOT_KEYS]
+            [pl.when(pl.col(k).is_null()).then(pl.lit(k)) for k in ck.REQUIRED_ROOT_KEYS]
         )
         .list.drop_nulls()
         .alias("missing"),

@@ -25,8 +25,8 @@ import polars as pl
 import pyarrow as pa
 
 from valuechain.contract.tables import INT64_MAX
-from valuechain.evidence import conventions as cv
-from valuechain.evidence.conventions import OwnerClass
+from valuechain.evidence import contract_keys as ck
+from valuechain.evidence.contract_keys import OwnerClass
 
 Frame: TypeAlias = "pa.Table | pl.DataFrame"
 
@@ -54,10 +54,10 @@ def _optional(frame: pl.DataFrame, name: str, default: object, dtype: pl.DataTyp
 
 
 ROLE_CLASSES: Mapping[str, OwnerClass] = {
-    cv.Role.TRIAL.value: OwnerClass.TRIAL,
-    cv.Role.GRADER.value: OwnerClass.GRADER,
-    cv.Role.WIDGET_RENDER.value: OwnerClass.WIDGET,
-    cv.Role.TURN.value: OwnerClass.TURN,
+    ck.Role.TRIAL.value: OwnerClass.TRIAL,
+    ck.Role.GRADER.value: OwnerClass.GRADER,
+    ck.Role.WIDGET_RENDER.value: OwnerClass.WIDGET,
+    ck.Role.TURN.value: OwnerClass.TURN,
 }
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from valuechain.contract.issues import Code
-from valuechain.evidence.conventions import Role
+from valuechain.evidence.contract_keys import Role
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 
 

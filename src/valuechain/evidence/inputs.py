@@ -1,11 +1,11 @@
 """One `StageDerivationInput` per trial, exactly as TRACE-FORMAT §3.7 / §3.7.1 / §3.8 map it.
 
-`trials.py` prepares everything vectorised — per tool span its status, code, error kind and
-prompt index; per grader row the (shared, frozen) object it stands for; per trial the shared
-authored case, lifecycle, policy, … — and this module only walks each trial's row ranges to
-put the objects together. Objects that repeat across trials are built once per distinct
-value (`interned`). Trials whose tool spans need the §2.4 join rules (several spans of one
-call) go through `toolcalls.group_tool_spans`; the others take a fast path.
+`prepare` and `prepare_tools` prepare everything vectorised — per tool span its status, code,
+error kind and prompt index; per grader row the (shared, frozen) object it stands for; per
+trial the shared authored case, lifecycle, policy, … — and this module only walks each trial's
+row ranges to put the objects together. Objects that repeat across trials are built once per
+distinct value (`interned`). Trials whose tool spans need the §2.4 join rules (several spans
+of one call) go through `toolcalls.group_tool_spans`; the others take a fast path.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from valuechain.contract.derivation import (
 )
 from valuechain.contract.issues import Code
 from valuechain.contract.vocab import SetupAttribution, ToolErrorKind
+from valuechain.evidence import contract_keys as ck
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.authored import CaseFacts, chat_session_case, infer_authored_case
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
@@ -197,7 +198,7 @@ class Assembler:
                 continue
             if (
                 contract
-                and c["outcome"][head] == cv.TRANSPORT_ERROR
+                and c["outcome"][head] == ck.TRANSPORT_ERROR
                 and c["code"][code_row] is None
             ):
                 self._transport_without_code(i, c["span"][head])
@@ -384,7 +385,7 @@ def _error_kind(outcome: str | None, code: int | None, error_types: list[str | N
     """§3.7 toolErrors by `mcp.app.tool.outcome`; without one (§3.8): a JSON-RPC code is a
     protocol error, `error.type = tool_error` a content error."""
     if outcome is not None:
-        return cv.TOOL_ERROR_KIND_BY_OUTCOME.get(outcome)
+        return ck.TOOL_ERROR_KIND_BY_OUTCOME.get(outcome)
     if code is not None:
         return ToolErrorKind.PROTOCOL_ERROR.value
     if cv.TOOL_ERROR_TYPE in error_types:

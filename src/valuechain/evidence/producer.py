@@ -17,7 +17,7 @@ import polars as pl
 
 from valuechain.contract.issues import Code
 from valuechain.contract.vocab import STAGES
-from valuechain.evidence import conventions as cv
+from valuechain.evidence import contract_keys as ck
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 
 SOURCE_PRODUCER = "producer"
@@ -41,16 +41,16 @@ class ProducerRows:
 def _rows(
     roots: pl.DataFrame,
     long: pl.DataFrame,
-    fields: dict[str, cv.Kind],
+    fields: dict[str, ck.Kind],
     key: object,
 ) -> pl.DataFrame:
     """One row per (trial, index) that carries any field: rows 0–5 from the root's wide
     columns, other indexes from the long rows; columns idx + one per field."""
     head_columns = [*_KEYS, "owner_row", "trace", "analyzer_version"]
     head = roots.select(head_columns)
-    dtypes = {f: pl.Float64 if k is cv.Kind.NUM else pl.String for f, k in fields.items()}
+    dtypes = {f: pl.Float64 if k is ck.Kind.NUM else pl.String for f, k in fields.items()}
     parts = []
-    for i in range(cv.CHAIN_LENGTH):
+    for i in range(ck.CHAIN_LENGTH):
         columns = {f: key(i, f) for f in fields}  # type: ignore[operator]
         part = roots.select(
             *head_columns,
@@ -118,7 +118,7 @@ def producer_rows(
     roots = roots.with_columns(
         pl.col("mcp.app.analyzer.version").cast(pl.Int32).alias("analyzer_version")
     )
-    chain = _rows(roots, stage_rows, dict(cv.STAGE_FIELDS), cv.stage_key)
+    chain = _rows(roots, stage_rows, dict(ck.STAGE_FIELDS), ck.stage_key)
     chain = chain.with_columns(
         pl.col("evidence.span_ids").str.json_decode(pl.List(pl.String)).alias("span_ids"),
         pl.col("evidence.prompt_indexes")
@@ -145,7 +145,7 @@ def producer_rows(
         "predicate_reasons",
         "unresolved_span_ids",
     )
-    measured = _rows(roots, measurement_rows, dict(cv.MEASUREMENT_FIELDS), cv.measurement_key)
+    measured = _rows(roots, measurement_rows, dict(ck.MEASUREMENT_FIELDS), ck.measurement_key)
     measurements = measured.select(
         *_KEYS,
         pl.lit(SOURCE_PRODUCER).alias("source"),

@@ -17,15 +17,12 @@ Input frame shapes are documented in `evidence.frames`. Output (`TrialEvidence`)
 
 Everything up to the per-trial objects is vectorised in polars (one pivot per value kind over
 the attribute rows we read); only the construction of the frozen input objects walks trials.
-
-One module over the ~400-line guide, on purpose: `build_trials` is the adapter's one
-entry point; it sequences the vectorised passes of the sibling modules, and `TrialEvidence`
-is its output type.
+This module only sequences the passes of its siblings (`attributes`, `grouping`, `roots`,
+`integrity`, `prepare`, `prepare_tools`, `inputs`, `producer`, `table`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import polars as pl
@@ -33,22 +30,20 @@ import pyarrow as pa
 
 from valuechain.contract.derivation import StageDerivationInput, StageSpan
 from valuechain.contract.issues import Code
-from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
-from valuechain.evidence import conventions as cv
-from valuechain.evidence import prepare
-from valuechain.evidence.attributes import Attributes, read_attributes
-from valuechain.evidence.checks import check_contract_types, required_key_gaps
-from valuechain.evidence.conventions import OwnerClass
-from valuechain.evidence.frames import Frame, epoch_ms, first_non_null, normalise_spans
+from valuechain.evidence import prepare, prepare_tools
+from valuechain.evidence.attributes import read_attributes
+from valuechain.evidence.checks import check_contract_types
+from valuechain.evidence.contract_keys import OwnerClass
+from valuechain.evidence.frames import Frame, epoch_ms, normalise_spans
 from valuechain.evidence.grouping import group_spans
 from valuechain.evidence.inputs import Assembler
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.integrity import check_chain_versions, integrity_codes, report_runs
+from valuechain.evidence.issues import IssueLog
 from valuechain.evidence.producer import producer_rows
-from valuechain.evidence.table import Codes, TrialTable, tool_calls_table
+from valuechain.evidence.roots import SourceRuns, trial_roots
+from valuechain.evidence.table import TrialTable, tool_calls_table
 
-__all__ = ["TrialEvidence", "build_trials", "source_run_id"]
-
-SourceRuns = Mapping[int, str | bytes]
+__all__ = ["TrialEvidence", "build_trials"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +83,6 @@ def _stage_spans(table: pa.Table) -> list[StageSpan]:
     ]
 
 
-def source_run_id(sha256: str | bytes) -> str:
-    """The run id of a foreign import source: `src-` + 12 hex digits of its sha256 (§3.8)."""
-    text = sha256.hex() if isinstance(sha256, bytes) else sha256.lower()
-    return "src-" + text[:12]
-
-
 def build_trials(
     spans: Frame, attributes: Frame, *, source_runs: SourceRuns | None = None
 ) -> TrialEvidence:
@@ -123,14 +112,14 @@ def build_trials(
         trial_contract, on="trial_index", how="left"
     )
     check_contract_types(attrs.type_clashes, attrs.unknown_keys, s, log)
-    roots = _roots(grouping.trials, s, st, attrs, source_runs)
+    roots = trial_roots(grouping.trials, s, st, attrs, source_runs)
     n = roots.height
-    codes = _integrity_codes(roots, log)
-    tools = prepare.tool_frame(st, attrs)
-    prepare.report_transport_errors(tools, roots, log)
+    codes = integrity_codes(roots, log)
+    tools = prepare_tools.tool_frame(st, attrs)
+    prepare_tools.report_transport_errors(tools, roots, log)
     assembler = Assembler(
         roots=prepare.root_objects(roots),
-        tools=prepare.groups(tools, prepare.TOOL_COLUMNS, n),
+        tools=prepare.groups(tools, prepare_tools.TOOL_COLUMNS, n),
         graders=prepare.grader_groups(st, attrs, n),
         renders=prepare.render_groups(st, attrs, n),
         setup=prepare.setup_groups(st, n),
@@ -139,7 +128,9 @@ def build_trials(
     inputs = tuple(assembler.build(n, roots["schema_ahead"].to_list()))
     for i in assembler.unknown_mode:
         codes.add(i, Code.W_UNKNOWN_AUTHORED_MODE.value)
-    calls = prepare.tool_calls(tools, assembler.tool_call_rows, prepare.requests(st, attrs))
+    calls = prepare_tools.tool_calls(
+        tools, assembler.tool_call_rows, prepare_tools.requests(st, attrs)
+    )
     producer = producer_rows(
         roots.with_columns(pl.col("root_row").alias("owner_row")),
         attrs.stages,
@@ -147,8 +138,8 @@ def build_trials(
         st.select("trace", "span"),
         log,
     )
-    _check_chain_versions(producer.outcome, codes, roots, log)
-    _report_runs(roots, log)
+    check_chain_versions(producer.outcome, codes, roots, log)
+    report_runs(roots, log)
     trials = TrialTable(roots, codes).build()
     timed = (
         st.select(
@@ -173,293 +164,3 @@ def build_trials(
         spans=timed.to_arrow(),
         span_offsets=tuple(prepare.offsets(timed, n)),
     )
-
-
-# --------------------------------------------------------------------------- roots
-
-
-def _roots(
-    trials: pl.DataFrame,
-    s: pl.DataFrame,
-    st: pl.DataFrame,
-    attrs: Attributes,
-    source_runs: SourceRuns | None,
-) -> pl.DataFrame:
-    """One row per trial: the root's columns plus what the trial's spans imply."""
-    roots = trials.join(
-        s.drop("contract"),
-        left_on="root_row",
-        right_on="span_row",
-        how="left",
-        maintain_order="left",
-    ).rename({"span": "root_span"})
-    contract = pl.col("contract")
-    # §3.8: mcp.app.* keys outside the contract are interpreted by nobody.
-    root_keys = prepare.gather_class(
-        attrs, OwnerClass.TRIAL, roots, contract & (pl.col("owner_class") == OwnerClass.TRIAL)
-    )
-    roots = pl.concat([roots, root_keys], how="horizontal")
-    is_llm = (
-        (pl.col("t_contract") & (pl.col("role") == cv.Role.LLM))
-        | (pl.col("oi") == "LLM")
-        | pl.col(cv.GENAI_OPERATION).is_in(cv.INFERENCE_OPERATIONS)
-    )
-    llm = st.filter(is_llm).sort("trial_index", "start_ns", "span_row", nulls_last=True)
-    per_trial = llm.group_by("trial_index").agg(
-        first_non_null(llm, cv.INPUT_TOKENS).sum().alias("input_tokens"),
-        first_non_null(llm, cv.INPUT_TOKENS).count().alias("_n_in"),
-        first_non_null(llm, cv.OUTPUT_TOKENS).sum().alias("output_tokens"),
-        first_non_null(llm, cv.OUTPUT_TOKENS).count().alias("_n_out"),
-        first_non_null(llm, cv.PROVIDER).drop_nulls().first().alias("observed_provider"),
-        first_non_null(llm, cv.REQUEST_MODEL).drop_nulls().first().alias("observed_model"),
-    )
-    turns = st.filter(pl.col("t_contract") & (pl.col("role") == cv.Role.TURN))
-    flags = st.group_by("trial_index").agg(
-        (
-            (
-                (pl.col("t_contract") & pl.col("role").is_in((cv.Role.TOOL_CALL, cv.Role.GRADER)))
-                | (pl.col("oi") == "TOOL")
-                | (pl.col(cv.GENAI_OPERATION) == cv.EXECUTE_TOOL)
-                | (pl.col(cv.MCP_METHOD) == cv.TOOLS_CALL)
-            )
-            & (pl.col("dropped") > 0)
-        )
-        .any()
-        .alias("evidence_incomplete"),
-        (pl.col("t_contract") & pl.col("mcp.app.redacted_keys").is_not_null())
-        .any()
-        .alias("_redacted_span"),
-        pl.col("dup_group").is_not_null().any().alias("duplicate_conflict"),
-    )
-    user_ask = _user_ask_trials(st, attrs, trials["root_row"])
-    roots = (
-        roots.join(per_trial, on="trial_index", how="left", maintain_order="left")
-        .join(flags, on="trial_index", how="left", maintain_order="left")
-        .with_columns(
-            pl.col("trial_index").is_in(llm["trial_index"].implode()).alias("_has_llm"),
-            pl.col("trial_index").is_in(turns["trial_index"].implode()).alias("_has_turn"),
-            pl.col("trial_index").is_in(user_ask.implode()).alias("has_user_ask"),
-        )
-    )
-    return roots.with_columns(
-        pl.when(contract)
-        .then(pl.col("mcp.app.trial.id"))
-        .otherwise(pl.col("trace"))
-        .alias("trial_id"),
-        pl.when(contract & pl.col("mcp.app.run.id").is_not_null())
-        .then(pl.col("mcp.app.run.id"))
-        .otherwise(_source_runs_expr(roots, source_runs))
-        .alias("run_id"),
-        pl.when(contract)
-        .then(
-            pl.col("_has_llm")
-            | pl.col("_has_turn")
-            | (pl.col("mcp.app.case.turn_count").fill_null(0) > 0)
-        )
-        .otherwise(pl.col("_has_llm"))
-        .alias("needs_model"),
-        pl.when(pl.col("status_code") == 2)
-        .then(pl.lit("failed"))
-        .otherwise(pl.lit("completed"))
-        .alias("foreign_status"),
-        pl.when(pl.col("_n_in") > 0).then(pl.col("input_tokens")).alias("input_tokens"),
-        pl.when(pl.col("_n_out") > 0).then(pl.col("output_tokens")).alias("output_tokens"),
-        (contract & (pl.col("schema_version") > cv.SUPPORTED_CONTRACT_VERSION)).alias(
-            "schema_ahead"
-        ),
-        pl.when(pl.col("_redacted_span"))
-        .then(pl.lit(True))
-        .when(contract)
-        .then(pl.col("include_content").not_())
-        .alias("redacted"),
-    ).drop("_n_in", "_n_out", "_has_llm", "_has_turn", "_redacted_span")
-
-
-def _user_ask_trials(st: pl.DataFrame, attrs: Attributes, root_rows: pl.Series) -> pl.Series:
-    """Trials with a user message or a root `input.value` (§3.8 `hasUserAsk`)."""
-    hits = st.select("span_row", "trial_index").join(attrs.user_signals, on="span_row")
-    on_root = pl.col("span_row").is_in(root_rows.implode())
-    asks = hits.filter(pl.col("message") | (pl.col("input_value") & on_root))
-    return asks["trial_index"].unique()
-
-
-def _source_runs_expr(roots: pl.DataFrame, source_runs: SourceRuns | None) -> pl.Expr:
-    needed = (
-        roots.filter(~pl.col("contract") | pl.col("mcp.app.run.id").is_null())["source_id"]
-        .unique()
-        .to_list()
-    )
-    runs = {} if source_runs is None else source_runs
-    missing = [sid for sid in needed if sid not in runs]
-    if missing:
-        raise ValueError(
-            f"build_trials: source_runs has no sha256 for source_id(s) {sorted(missing)}. "
-            "Hint: foreign traces (TRACE-FORMAT §3.8) form one run per import source; pass "
-            "source_runs={source_id: sha256} (decode_export(...).sha256 for a decoded source)"
-        )
-    mapping = {sid: source_run_id(runs[sid]) for sid in needed}
-    return pl.col("source_id").replace_strict(mapping, default=None, return_dtype=pl.String)
-
-
-# --------------------------------------------------------------------------- integrity
-
-
-def _integrity_codes(roots: pl.DataFrame, log: IssueLog) -> Codes:
-    """Per excluded trial, the §5.2 codes that exclude it (class `version` or `integrity`)."""
-    codes = Codes()
-    flagged = {
-        Code.W_MULTIPLE_TRIAL_ROOTS: roots["multiple_trial_roots"],
-        Code.W_DUPLICATE_CONFLICT: roots["duplicate_conflict"].fill_null(False),
-        Code.E_PARENT_CYCLE: roots["cycle"],
-    }
-    for code, mask in flagged.items():
-        for i in mask.arg_true().to_list():
-            codes.add(i, code.value)
-    for i, _ in required_key_gaps(roots, log):
-        codes.add(i, Code.W_CONTRACT_TYPE.value)
-    for i in _trial_id_conflicts(roots, log):
-        codes.add(i, Code.W_TRIAL_ID_CONFLICT.value)
-    for i in _versions_ahead(roots, log):
-        codes.add(i, Code.W_VERSION_AHEAD.value)
-    return codes
-
-
-def _check_chain_versions(
-    outcome: pl.DataFrame, codes: Codes, roots: pl.DataFrame, log: IssueLog
-) -> None:
-    """`mcp.app.analyzer.version` is required whenever a persisted chain is present (§3.5)."""
-    unversioned = outcome.filter(pl.col("analyzer_version").is_null())
-    if unversioned.is_empty():
-        return
-    indexes = unversioned["trial_index"].to_list()
-    for i in indexes:
-        codes.add(i, Code.W_CONTRACT_TYPE.value)
-    first = roots.row(indexes[0], named=True)
-    log.add(
-        EvidenceIssue(
-            Code.W_CONTRACT_TYPE,
-            f"a persisted chain without mcp.app.analyzer.version ({len(indexes)} trial"
-            f"{'s' * (len(indexes) != 1)}); the trial is integrity-excluded",
-            trace_id=first["trace"],
-            span_id=first["root_span"],
-            trial_id=first["trial_id"],
-            run_id=first["run_id"],
-            key="mcp.app.analyzer.version",
-            occurrences=len(indexes),
-        )
-    )
-
-
-def _trial_id_conflicts(roots: pl.DataFrame, log: IssueLog) -> list[int]:
-    ids = roots.filter(pl.col("contract") & pl.col("trial_id").is_not_null())
-    clash = (
-        ids.group_by("trial_id")
-        .agg(
-            pl.col("trace").n_unique().alias("traces"),
-            pl.col("trace"),
-            pl.col("root_span"),
-            pl.col("trial_index"),
-            pl.col("run_id").first(),
-        )
-        .filter(pl.col("traces") > 1)
-        .sort("trial_id")
-    )
-    out: list[int] = []
-    for trial_id, _, traces, root_spans, indexes, run_id in clash.iter_rows():
-        out.extend(indexes)
-        for trace, span in zip(traces, root_spans, strict=True):
-            log.add(
-                EvidenceIssue(
-                    Code.W_TRIAL_ID_CONFLICT,
-                    f"trial id {trial_id!r} is the trial root of {len(set(traces))} traces",
-                    trace_id=trace,
-                    span_id=span,
-                    trial_id=trial_id,
-                    run_id=run_id,
-                    key="mcp.app.trial.id",
-                )
-            )
-    return out
-
-
-def _versions_ahead(roots: pl.DataFrame, log: IssueLog) -> list[int]:
-    """Contract, producer-analyzer or measurement versions newer than ours (§5.2, §7.3)."""
-    checks = (
-        ("schema_version", cv.SUPPORTED_CONTRACT_VERSION, "mcp.app.export.schema_version"),
-        ("mcp.app.analyzer.version", STAGE_ANALYZER_VERSION, "mcp.app.analyzer.version"),
-        (
-            "mcp.app.measurements.schema_version",
-            STAGE_MEASUREMENTS_SCHEMA_VERSION,
-            "mcp.app.measurements.schema_version",
-        ),
-    )
-    out: set[int] = set()
-    for column, supported, key in checks:
-        ahead = roots.filter(pl.col("contract") & (pl.col(column) > supported))
-        if ahead.is_empty():
-            continue
-        out.update(ahead["trial_index"].to_list())
-        per_version = ahead.group_by(column, maintain_order=True).agg(
-            pl.len(),
-            pl.col("trace").first(),
-            pl.col("root_span").first(),
-            pl.col("trial_id").first(),
-            pl.col("run_id").first(),
-        )
-        for version, n, trace, span, trial_id, run_id in per_version.iter_rows():
-            log.add(
-                EvidenceIssue(
-                    Code.W_VERSION_AHEAD,
-                    f"{key} = {version} is newer than this reader's {supported} "
-                    f"({n} trial{'s' * (n != 1)})",
-                    trace_id=trace,
-                    span_id=span,
-                    trial_id=trial_id,
-                    run_id=run_id,
-                    key=key,
-                    occurrences=n,
-                )
-            )
-    return sorted(out)
-
-
-def _report_runs(roots: pl.DataFrame, log: IssueLog) -> None:
-    """`W_RUN_INCOMPLETE_IN_EXPORT`: fewer trials than `mcp.app.run.trials_expected` (§5.2)."""
-    runs = (
-        roots.filter(pl.col("contract") & pl.col("mcp.app.run.id").is_not_null())
-        .group_by("run_id", maintain_order=True)
-        .agg(
-            pl.col("trial_id").n_unique().alias("found"),
-            pl.col("mcp.app.run.trials_expected").max().alias("expected"),
-            pl.col("mcp.app.trial.status")
-            .is_in(("pending", "skipped"))
-            .sum()
-            .alias("not_attempted"),
-            pl.col("trace").first(),
-            pl.col("root_span").first(),
-        )
-        .filter(pl.col("expected").is_not_null() & (pl.col("found") < pl.col("expected")))
-    )
-    for run_id, found, expected, not_attempted, trace, span in runs.iter_rows():
-        log.add(
-            EvidenceIssue(
-                Code.W_RUN_INCOMPLETE_IN_EXPORT,
-                f"{found} of {expected} trials are in this export ({expected - found} missing); "
-                f"{not_attempted} of those found were marked pending or skipped by the producer",
-                trace_id=trace,
-                span_id=span,
-                run_id=run_id,
-                key="mcp.app.run.trials_expected",
-                occurrences=expected - found,
-            )
-        )
-
-
-_PRODUCER_ROOT_COLUMNS = [
-    "mcp.app.analyzer.version",
-    "mcp.app.stages.first_failed",
-    "mcp.app.trial.failure_category",
-    "mcp.app.chain.verified",
-    "mcp.app.measurements.verified",
-    "mcp.app.measurements.schema_version",
-]

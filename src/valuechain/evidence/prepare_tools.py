@@ -1,0 +1,272 @@
+"""Vectorised preparation of tool spans and logical tool calls (TRACE-FORMAT §2.4, §3.7).
+
+Every span that may describe a tool call gets, once, what the mapping reads: its status,
+error code and kind (§3.7, §3.8), its prompt index (§3.7.1 (5)) and whether its trial needs
+the §2.4 join rules at all; frames are in the `prepare.by_trial` order. The calls table is
+then one row per logical call, requested calls that never ran included (§2.4 (1)).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from valuechain.contract.issues import Code
+from valuechain.contract.vocab import ToolErrorKind
+from valuechain.evidence import contract_keys as ck
+from valuechain.evidence import conventions as cv
+from valuechain.evidence.attributes import Attributes
+from valuechain.evidence.contract_keys import OwnerClass
+from valuechain.evidence.frames import epoch_ms, first_non_null, parse_int_code
+from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.prepare import by_trial, gather_class
+
+TOOL_COLUMNS = (
+    "span",
+    "parent",
+    "kind",
+    "is_role",
+    "is_execution",
+    "is_transport",
+    "call_id",
+    "tool_name",
+    "request_id",
+    "mcp_session",
+    "code",
+    "outcome",
+    "status",
+    "errored",
+    "executed",
+    "error_type",
+    "error_kind",
+    "evidence",
+    "prompt_index",
+    "start_ms",
+    "end_ms",
+    "simple",
+)
+
+
+def tool_frame(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
+    """Every span that may describe a tool call (§2.4), with what the mapping reads."""
+    contract = pl.col("t_contract")
+    is_role = contract & (pl.col("role") == ck.Role.TOOL_CALL)
+    is_execution = (pl.col("oi") == "TOOL") | (pl.col(cv.GENAI_OPERATION) == cv.EXECUTE_TOOL)
+    is_transport = pl.col(cv.MCP_METHOD) == cv.TOOLS_CALL
+    tools = by_trial(st.filter(is_role | is_execution | is_transport))
+    name = pl.col("name")
+    suffix = pl.coalesce(
+        [
+            pl.when(name.str.starts_with(p)).then(name.str.strip_prefix(p).str.strip_chars())
+            for p in cv.TOOL_NAME_PREFIXES
+        ]
+    )
+    outcome = pl.when(contract).then(pl.col("mcp.app.tool.outcome"))
+    tools = tools.with_columns(
+        is_role.alias("is_role"),
+        is_execution.fill_null(False).alias("is_execution"),
+        is_transport.fill_null(False).alias("is_transport"),
+        first_non_null(tools, cv.TOOL_CALL_ID).alias("call_id"),
+        pl.coalesce(first_non_null(tools, cv.TOOL_NAME), pl.when(suffix != "").then(suffix)).alias(
+            "tool_name"
+        ),
+        first_non_null(tools, cv.REQUEST_ID).alias("request_id"),
+        pl.col(cv.MCP_SESSION).alias("mcp_session"),
+        pl.coalesce([parse_int_code(pl.col(k)) for k in cv.ERROR_CODE]).alias("code"),
+        outcome.alias("outcome"),
+        pl.col(cv.ERROR_TYPE).alias("error_type"),
+        epoch_ms(pl.col("start_ns")).alias("start_ms"),
+        epoch_ms(pl.col("end_ns")).alias("end_ms"),
+    )
+    # §3.7: status error when span status is ERROR or the outcome is not ok;
+    # §3.8 (foreign): span status ERROR or error.type set.
+    errored = (pl.col("status_code") == 2) | pl.when(contract).then(
+        pl.col("outcome").is_not_null() & (pl.col("outcome") != ck.TOOL_OUTCOME_OK)
+    ).otherwise(pl.col("error_type").is_not_null())
+    executed = pl.col("outcome").is_null() | (pl.col("outcome") != ck.TOOL_OUTCOME_NOT_EXECUTED)
+    kind_by_outcome = pl.col("outcome").replace_strict(
+        dict(ck.TOOL_ERROR_KIND_BY_OUTCOME), default=None, return_dtype=pl.String
+    )
+    error_kind = pl.when(errored).then(
+        pl.when(pl.col("outcome").is_not_null())
+        .then(kind_by_outcome)
+        .when(pl.col("code").is_not_null())
+        .then(pl.lit(ToolErrorKind.PROTOCOL_ERROR.value))
+        .when(pl.col("error_type") == cv.TOOL_ERROR_TYPE)
+        .then(pl.lit(ToolErrorKind.CONTENT_ERROR.value))
+    )
+    tools = tools.with_columns(
+        errored.fill_null(False).alias("errored"),
+        executed.alias("executed"),
+        pl.when(errored).then(pl.lit("error")).otherwise(pl.lit("ok")).alias("status"),
+        error_kind.alias("error_kind"),
+        (executed & (pl.col("is_role") | ~contract)).alias("evidence"),
+        _prompt_index(tools, st, attrs),
+    )
+    return tools.with_columns(_simple(tools))
+
+
+def _simple(tools: pl.DataFrame) -> pl.Series:
+    """Per row: whether its trial's tool spans are one span per call (no §2.4 join applies)."""
+    call_ids = tools.filter(pl.col("call_id").is_not_null())
+    shared_id = call_ids.filter(pl.len().over("trial_index", "call_id") > 1)["trial_index"]
+    candidates = tools.select("trial_index", pl.col("span").alias("parent"), "is_execution")
+    nested = tools.filter(pl.col("is_transport")).join(
+        candidates.filter(pl.col("is_execution")).drop("is_execution"),
+        on=["trial_index", "parent"],
+        how="semi",
+    )["trial_index"]
+    pairs = tools.filter(
+        pl.col("is_transport")
+        & pl.col("request_id").is_not_null()
+        & pl.col("mcp_session").is_not_null()
+    )
+    paired = pairs.filter(pl.len().over("trial_index", "request_id", "mcp_session") > 1)[
+        "trial_index"
+    ]
+    joined = pl.concat([shared_id, nested, paired]).unique()
+    return (~tools["trial_index"].is_in(joined.implode())).alias("simple")
+
+
+def _prompt_index(
+    tools: pl.DataFrame, st: pl.DataFrame, attrs: Attributes, depth: int = 6
+) -> pl.Series:
+    """`mcp.app.turn.index` of the nearest enclosing turn (contract traces; §3.7.1 (5))."""
+    if tools.is_empty():
+        return pl.Series("prompt_index", [], dtype=pl.Int64)
+    turns = st.filter(pl.col("t_contract") & (pl.col("role") == ck.Role.TURN))
+    turns = pl.concat(
+        [
+            turns.select("trace", pl.col("span").alias("cur")),
+            gather_class(attrs, OwnerClass.TURN, turns, pl.lit(True)).select(
+                pl.col("mcp.app.turn.index").alias("turn_index")
+            ),
+        ],
+        how="horizontal",
+    ).with_columns(pl.lit(True).alias("n_turn"))
+    nodes = (
+        st.filter(pl.col("t_contract"))
+        .select("trace", pl.col("span").alias("cur"), pl.col("parent").alias("n_parent"))
+        .unique(["trace", "cur"], keep="first", maintain_order=True)
+        .join(turns, on=["trace", "cur"], how="left")
+    )
+    walk = tools.select(
+        pl.int_range(pl.len()).alias("_row"),
+        "trace",
+        pl.col("parent").alias("cur"),
+        pl.lit(None, dtype=pl.Int64).alias("idx"),
+        pl.lit(False).alias("done"),
+    )
+    for _ in range(depth):
+        walk = walk.join(nodes, on=["trace", "cur"], how="left", maintain_order="left")
+        turn = pl.col("n_turn").fill_null(False) & ~pl.col("done")
+        walk = walk.select(
+            "_row",
+            "trace",
+            pl.col("n_parent").alias("cur"),
+            pl.when(turn).then(pl.col("turn_index")).otherwise(pl.col("idx")).alias("idx"),
+            (pl.col("done") | turn | pl.col("n_parent").is_null()).alias("done"),
+        )
+        if walk["done"].all():
+            break
+    return walk.sort("_row")["idx"].alias("prompt_index")
+
+
+def report_transport_errors(tools: pl.DataFrame, roots: pl.DataFrame, log: IssueLog) -> None:
+    """`W_TRANSPORT_ERROR_WITHOUT_CODE` for one-span calls (joined calls: in the assembler)."""
+    bad = tools.filter(
+        pl.col("simple")
+        & pl.col("is_role")
+        & (pl.col("outcome") == ck.TRANSPORT_ERROR)
+        & pl.col("code").is_null()
+    ).join(roots.select("trial_index", "trial_id", "run_id"), on="trial_index")
+    for trace, span, trial_id, run_id in bad.select(
+        "trace", "span", "trial_id", "run_id"
+    ).iter_rows():
+        log.add(
+            EvidenceIssue(
+                Code.W_TRANSPORT_ERROR_WITHOUT_CODE,
+                "mcp.app.tool.outcome = transport_error without a numeric error code; "
+                "passed through unchanged (it reads as a domain error)",
+                trace_id=trace,
+                span_id=span,
+                trial_id=trial_id,
+                run_id=run_id,
+                key="mcp.app.tool.outcome",
+            )
+        )
+
+
+def requests(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
+    """Requested calls: `llm.output_messages.<i>.message.tool_calls.<k>.tool_call.*` (§2.4 (1))."""
+    part = attrs.llm_calls
+    keys = ["owner_row", "index1", "index2"]
+    ids = part.filter(pl.col("field") == "id").select(*keys, pl.col("text").alias("call_id"))
+    names = part.filter(pl.col("field") == "function.name").select(
+        *keys, pl.col("text").alias("tool_name")
+    )
+    return (
+        ids.join(names, on=keys, how="left")
+        .rename({"owner_row": "span_row"})
+        .join(st.select("span_row", "trial_index", "start_ns"), on="span_row", how="inner")
+        .filter(pl.col("call_id").is_not_null())
+        .sort(["trial_index", "start_ns", "span_row", "index1", "index2"], nulls_last=True)
+        .unique(["trial_index", "call_id"], keep="first", maintain_order=True)
+        .select("trial_index", "call_id", "tool_name")
+    )
+
+
+_CALL_SCHEMA = {
+    "trial_index": pl.Int64,
+    "call_id": pl.String,
+    "tool_name": pl.String,
+    "executed": pl.Boolean,
+    "outcome": pl.String,
+    "status": pl.String,
+    "span_id": pl.String,
+    "span_count": pl.Int32,
+    "mcp_error_code": pl.Int64,
+    "prompt_index": pl.Int64,
+}
+
+
+def tool_calls(
+    tools: pl.DataFrame, joined_rows: list[tuple[Any, ...]], requested: pl.DataFrame
+) -> pl.DataFrame:
+    """One row per logical call (§2.4): one-span calls vectorised, joined calls as built by
+    the assembler, then the requests that never executed; `requested` by tool-call id."""
+    simple = tools.filter(pl.col("simple") & (pl.col("is_role") | ~pl.col("t_contract"))).select(
+        "trial_index",
+        "call_id",
+        "tool_name",
+        "executed",
+        "outcome",
+        pl.when(pl.col("executed")).then(pl.col("status")).alias("status"),
+        pl.col("span").alias("span_id"),
+        pl.lit(1, dtype=pl.Int32).alias("span_count"),
+        pl.col("code").alias("mcp_error_code"),
+        "prompt_index",
+    )
+    joined = pl.DataFrame(joined_rows, schema=_CALL_SCHEMA, orient="row")
+    calls = pl.concat([simple.cast(_CALL_SCHEMA), joined])  # type: ignore[arg-type]
+    seen = tools.select("trial_index", "call_id").filter(pl.col("call_id").is_not_null())
+    never = requested.join(seen, on=["trial_index", "call_id"], how="anti").select(
+        "trial_index",
+        "call_id",
+        "tool_name",
+        pl.lit(False).alias("executed"),
+        pl.lit(None, dtype=pl.String).alias("outcome"),
+        pl.lit(None, dtype=pl.String).alias("status"),
+        pl.lit(None, dtype=pl.String).alias("span_id"),
+        pl.lit(0, dtype=pl.Int32).alias("span_count"),
+        pl.lit(None, dtype=pl.Int64).alias("mcp_error_code"),
+        pl.lit(None, dtype=pl.Int64).alias("prompt_index"),
+    )
+    calls = pl.concat([calls, never.cast(_CALL_SCHEMA)])  # type: ignore[arg-type]
+    asked = requested.select("trial_index", "call_id", pl.lit(True).alias("requested"))
+    return (
+        calls.join(asked, on=["trial_index", "call_id"], how="left", maintain_order="left")
+        .with_columns(pl.col("requested").fill_null(False))
+        .sort("trial_index", maintain_order=True)
+    )

@@ -1,0 +1,151 @@
+"""One row per trial: its root's columns and what its spans imply (TRACE-FORMAT §3.7, §3.8).
+
+The root's wide contract keys, token usage and the observed model of its LLM spans, whether
+it has turns, a user ask or incomplete evidence, and its run id: `mcp.app.run.id` under the
+contract, else one run per import source (`source_run_id`, §3.8). Every later step — the
+assembler, the checks, the trials table — reads this frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from valuechain.evidence import contract_keys as ck
+from valuechain.evidence import conventions as cv
+from valuechain.evidence.attributes import Attributes
+from valuechain.evidence.contract_keys import OwnerClass
+from valuechain.evidence.frames import first_non_null
+from valuechain.evidence.prepare import gather_class
+
+SourceRuns = Mapping[int, str | bytes]
+
+
+def source_run_id(sha256: str | bytes) -> str:
+    """The run id of a foreign import source: `src-` + 12 hex digits of its sha256 (§3.8)."""
+    text = sha256.hex() if isinstance(sha256, bytes) else sha256.lower()
+    return "src-" + text[:12]
+
+
+def trial_roots(
+    trials: pl.DataFrame,
+    s: pl.DataFrame,
+    st: pl.DataFrame,
+    attrs: Attributes,
+    source_runs: SourceRuns | None,
+) -> pl.DataFrame:
+    """One row per trial: the root's columns plus what the trial's spans imply."""
+    roots = trials.join(
+        s.drop("contract"),
+        left_on="root_row",
+        right_on="span_row",
+        how="left",
+        maintain_order="left",
+    ).rename({"span": "root_span"})
+    contract = pl.col("contract")
+    # §3.8: mcp.app.* keys outside the contract are interpreted by nobody.
+    root_keys = gather_class(
+        attrs, OwnerClass.TRIAL, roots, contract & (pl.col("owner_class") == OwnerClass.TRIAL)
+    )
+    roots = pl.concat([roots, root_keys], how="horizontal")
+    is_llm = (
+        (pl.col("t_contract") & (pl.col("role") == ck.Role.LLM))
+        | (pl.col("oi") == "LLM")
+        | pl.col(cv.GENAI_OPERATION).is_in(cv.INFERENCE_OPERATIONS)
+    )
+    llm = st.filter(is_llm).sort("trial_index", "start_ns", "span_row", nulls_last=True)
+    per_trial = llm.group_by("trial_index").agg(
+        first_non_null(llm, cv.INPUT_TOKENS).sum().alias("input_tokens"),
+        first_non_null(llm, cv.INPUT_TOKENS).count().alias("_n_in"),
+        first_non_null(llm, cv.OUTPUT_TOKENS).sum().alias("output_tokens"),
+        first_non_null(llm, cv.OUTPUT_TOKENS).count().alias("_n_out"),
+        first_non_null(llm, cv.PROVIDER).drop_nulls().first().alias("observed_provider"),
+        first_non_null(llm, cv.REQUEST_MODEL).drop_nulls().first().alias("observed_model"),
+    )
+    turns = st.filter(pl.col("t_contract") & (pl.col("role") == ck.Role.TURN))
+    flags = st.group_by("trial_index").agg(
+        (
+            (
+                (pl.col("t_contract") & pl.col("role").is_in((ck.Role.TOOL_CALL, ck.Role.GRADER)))
+                | (pl.col("oi") == "TOOL")
+                | (pl.col(cv.GENAI_OPERATION) == cv.EXECUTE_TOOL)
+                | (pl.col(cv.MCP_METHOD) == cv.TOOLS_CALL)
+            )
+            & (pl.col("dropped") > 0)
+        )
+        .any()
+        .alias("evidence_incomplete"),
+        (pl.col("t_contract") & pl.col("mcp.app.redacted_keys").is_not_null())
+        .any()
+        .alias("_redacted_span"),
+        pl.col("dup_group").is_not_null().any().alias("duplicate_conflict"),
+    )
+    user_ask = _user_ask_trials(st, attrs, trials["root_row"])
+    roots = (
+        roots.join(per_trial, on="trial_index", how="left", maintain_order="left")
+        .join(flags, on="trial_index", how="left", maintain_order="left")
+        .with_columns(
+            pl.col("trial_index").is_in(llm["trial_index"].implode()).alias("_has_llm"),
+            pl.col("trial_index").is_in(turns["trial_index"].implode()).alias("_has_turn"),
+            pl.col("trial_index").is_in(user_ask.implode()).alias("has_user_ask"),
+        )
+    )
+    return roots.with_columns(
+        pl.when(contract)
+        .then(pl.col("mcp.app.trial.id"))
+        .otherwise(pl.col("trace"))
+        .alias("trial_id"),
+        pl.when(contract & pl.col("mcp.app.run.id").is_not_null())
+        .then(pl.col("mcp.app.run.id"))
+        .otherwise(_source_runs_expr(roots, source_runs))
+        .alias("run_id"),
+        pl.when(contract)
+        .then(
+            pl.col("_has_llm")
+            | pl.col("_has_turn")
+            | (pl.col("mcp.app.case.turn_count").fill_null(0) > 0)
+        )
+        .otherwise(pl.col("_has_llm"))
+        .alias("needs_model"),
+        pl.when(pl.col("status_code") == 2)
+        .then(pl.lit("failed"))
+        .otherwise(pl.lit("completed"))
+        .alias("foreign_status"),
+        pl.when(pl.col("_n_in") > 0).then(pl.col("input_tokens")).alias("input_tokens"),
+        pl.when(pl.col("_n_out") > 0).then(pl.col("output_tokens")).alias("output_tokens"),
+        (contract & (pl.col("schema_version") > ck.SUPPORTED_CONTRACT_VERSION)).alias(
+            "schema_ahead"
+        ),
+        pl.when(pl.col("_redacted_span"))
+        .then(pl.lit(True))
+        .when(contract)
+        .then(pl.col("include_content").not_())
+        .alias("redacted"),
+    ).drop("_n_in", "_n_out", "_has_llm", "_has_turn", "_redacted_span")
+
+
+def _user_ask_trials(st: pl.DataFrame, attrs: Attributes, root_rows: pl.Series) -> pl.Series:
+    """Trials with a user message or a root `input.value` (§3.8 `hasUserAsk`)."""
+    hits = st.select("span_row", "trial_index").join(attrs.user_signals, on="span_row")
+    on_root = pl.col("span_row").is_in(root_rows.implode())
+    asks = hits.filter(pl.col("message") | (pl.col("input_value") & on_root))
+    return asks["trial_index"].unique()
+
+
+def _source_runs_expr(roots: pl.DataFrame, source_runs: SourceRuns | None) -> pl.Expr:
+    needed = (
+        roots.filter(~pl.col("contract") | pl.col("mcp.app.run.id").is_null())["source_id"]
+        .unique()
+        .to_list()
+    )
+    runs = {} if source_runs is None else source_runs
+    missing = [sid for sid in needed if sid not in runs]
+    if missing:
+        raise ValueError(
+            f"build_trials: source_runs has no sha256 for source_id(s) {sorted(missing)}. "
+            "Hint: foreign traces (TRACE-FORMAT §3.8) form one run per import source; pass "
+            "source_runs={source_id: sha256} (decode_export(...).sha256 for a decoded source)"
+        )
+    mapping = {sid: source_run_id(runs[sid]) for sid in needed}
+    return pl.col("source_id").replace_strict(mapping, default=None, return_dtype=pl.String)
