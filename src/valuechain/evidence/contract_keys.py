@@ -315,15 +315,3 @@ JUDGE_GOAL: Final = "goalCompletion"
 JUDGE_ATTRIBUTION: Final = "metadataAttribution"
 JUDGE_SCORER_PREFIX: Final = "judge:"
 DEFAULT_JUDGE_STATUS: Final = "scored"  # §3.5: grader status "scored (default when absent)"
-WIDGET_PROBE: Final = "widget_probe"
-
-
-def is_known_contract_key(key: str) -> bool:
-    """Whether an `mcp.app.*` key is in the §3.4/§3.5 tables (indexed keys included)."""
-    if key in CONTRACT_KEY_KINDS:
-        return True
-    if match := STAGE_KEY.match(key):
-        return match.group(2) in STAGE_FIELDS
-    if match := MEASUREMENT_KEY.match(key):
-        return match.group(2) in MEASUREMENT_FIELDS
-    return False
