@@ -32,18 +32,6 @@ from valuechain.contract.labels import (
     VERDICT_LABELS,
 )
 from valuechain.contract.vocab import (
-    EVAL_RUN_VERDICTS,
-    EXCLUDED_TRIAL_DETAIL_CLASSES,
-    FALLBACK_NEXT_ACTION,
-    NEXT_ACTIONS,
-    REASON_STATES,
-    RUN_TERMINAL_STATUSES,
-    STAGES,
-    STALE_ANALYZER_NEXT_ACTION,
-    TASK_DECISION_REASONS,
-    TERMINAL_STATUSES,
-    VALIDITY_DECISION_REASONS,
-    VERDICT_CHAIN_DISAGREEMENT_NEXT_ACTION,
     AuthoredMode,
     CheckRole,
     CheckSeverity,
@@ -77,6 +65,20 @@ from valuechain.contract.vocab import (
     Verdict,
     VerdictDecisionReason,
     VerdictSource,
+)
+from valuechain.contract.vocab_rules import (
+    EVAL_RUN_VERDICTS,
+    EXCLUDED_TRIAL_DETAIL_CLASSES,
+    FALLBACK_NEXT_ACTION,
+    NEXT_ACTIONS,
+    REASON_STATES,
+    RUN_TERMINAL_STATUSES,
+    STAGES,
+    STALE_ANALYZER_NEXT_ACTION,
+    TASK_DECISION_REASONS,
+    TERMINAL_STATUSES,
+    VALIDITY_DECISION_REASONS,
+    VERDICT_CHAIN_DISAGREEMENT_NEXT_ACTION,
     stage_index,
 )
 

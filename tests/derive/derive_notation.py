@@ -25,7 +25,7 @@ from valuechain.contract.derivation import (
     StageDerivation,
     StageSpan,
 )
-from valuechain.contract.vocab import STAGES
+from valuechain.contract.vocab_rules import STAGES
 
 STATES = {
     "P": "passed",

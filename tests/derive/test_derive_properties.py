@@ -30,7 +30,8 @@ from valuechain.contract.derivation import (
     ToolErrorRecord,
     ToolSignals,
 )
-from valuechain.contract.vocab import STAGES, IterationStatus, StageReason, StageState
+from valuechain.contract.vocab import IterationStatus, StageReason, StageState
+from valuechain.contract.vocab_rules import STAGES
 from valuechain.derive import derive_chain, stages
 from valuechain.derive.jssem import utf16_len
 from valuechain.derive.routing import KIND_TABLE, is_gating_and_scored

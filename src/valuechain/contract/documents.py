@@ -43,8 +43,6 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from valuechain.contract.vocab import (
-    EXCLUDED_TRIAL_DETAIL_CLASSES,
-    STAGES,
     ExcludedTrialDetail,
     FailureCategory,
     MaterializationState,
@@ -53,6 +51,7 @@ from valuechain.contract.vocab import (
     StageExclusionClass,
     StageReason,
 )
+from valuechain.contract.vocab_rules import EXCLUDED_TRIAL_DETAIL_CLASSES, STAGES
 
 STAGE_ANALYTICS_SCHEMA_ID: Final = "https://mcpjam.com/schemas/eval-stage-analytics/v1.json"
 JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
