@@ -17,7 +17,6 @@ from typing import Any, get_args
 import pytest
 
 from valuechain.contract import labels, versions, vocab
-from valuechain.contract.documents import SetupLatency, StageLatency
 from valuechain.contract.labels import (
     CATEGORY_LABELS,
     EXCLUSION_CLASS_LABELS,
@@ -31,6 +30,7 @@ from valuechain.contract.labels import (
     VERDICT_DECISION_REASON_LABELS,
     VERDICT_LABELS,
 )
+from valuechain.contract.tallies import SetupLatency, StageLatency
 from valuechain.contract.vocab import (
     AuthoredMode,
     CheckRole,
