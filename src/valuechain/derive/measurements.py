@@ -11,14 +11,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from valuechain.contract.derivation import (
+from valuechain.contract.chain import (
     LatencySample,
-    Number,
     StageDerivation,
     StageMeasurementRow,
     StageMeasurements,
     StageResult,
 )
+from valuechain.contract.derivation import Number
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.contract.vocab import Reach, Stage, StageState
 from valuechain.contract.vocab_rules import STAGES

@@ -16,7 +16,7 @@ from enum import Enum
 import orjson
 import pyarrow as pa
 
-from valuechain.contract.derivation import StageDerivation, StageResult
+from valuechain.contract.chain import StageDerivation, StageResult
 from valuechain.contract.tables import SETUP_SIGNALS, TRIAL_FLAGS
 from valuechain.contract.tables import STAGE_CHAIN as CHAIN
 from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
