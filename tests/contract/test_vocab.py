@@ -17,7 +17,6 @@ from typing import Any, get_args
 import pytest
 
 from valuechain.contract import labels, versions, vocab
-from valuechain.contract.documents import SetupLatency, StageLatency
 from valuechain.contract.labels import (
     CATEGORY_LABELS,
     EXCLUSION_CLASS_LABELS,
@@ -31,19 +30,8 @@ from valuechain.contract.labels import (
     VERDICT_DECISION_REASON_LABELS,
     VERDICT_LABELS,
 )
+from valuechain.contract.tallies import SetupLatency, StageLatency
 from valuechain.contract.vocab import (
-    EVAL_RUN_VERDICTS,
-    EXCLUDED_TRIAL_DETAIL_CLASSES,
-    FALLBACK_NEXT_ACTION,
-    NEXT_ACTIONS,
-    REASON_STATES,
-    RUN_TERMINAL_STATUSES,
-    STAGES,
-    STALE_ANALYZER_NEXT_ACTION,
-    TASK_DECISION_REASONS,
-    TERMINAL_STATUSES,
-    VALIDITY_DECISION_REASONS,
-    VERDICT_CHAIN_DISAGREEMENT_NEXT_ACTION,
     AuthoredMode,
     CheckRole,
     CheckSeverity,
@@ -77,6 +65,20 @@ from valuechain.contract.vocab import (
     Verdict,
     VerdictDecisionReason,
     VerdictSource,
+)
+from valuechain.contract.vocab_rules import (
+    EVAL_RUN_VERDICTS,
+    EXCLUDED_TRIAL_DETAIL_CLASSES,
+    FALLBACK_NEXT_ACTION,
+    NEXT_ACTIONS,
+    REASON_STATES,
+    RUN_TERMINAL_STATUSES,
+    STAGES,
+    STALE_ANALYZER_NEXT_ACTION,
+    TASK_DECISION_REASONS,
+    TERMINAL_STATUSES,
+    VALIDITY_DECISION_REASONS,
+    VERDICT_CHAIN_DISAGREEMENT_NEXT_ACTION,
     stage_index,
 )
 

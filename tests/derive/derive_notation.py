@@ -17,15 +17,15 @@ import json
 import re
 from typing import Any
 
+from valuechain.contract.chain import StageDerivation
 from valuechain.contract.derivation import (
     PredicateRef,
     PredicateResult,
     PromptSummary,
     StageAuthoredCase,
-    StageDerivation,
     StageSpan,
 )
-from valuechain.contract.vocab import STAGES
+from valuechain.contract.vocab_rules import STAGES
 
 STATES = {
     "P": "passed",

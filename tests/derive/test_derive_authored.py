@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from derive_notation import CASE, SPAN, TURN
 
+from valuechain.contract.chain import StageEvidenceRefs, StageResult
 from valuechain.contract.derivation import (
     AuthoredCaseSource,
     AuthoredStep,
@@ -16,8 +17,6 @@ from valuechain.contract.derivation import (
     StageAuthoredCase,
     StageDerivationInput,
     StageEvidence,
-    StageEvidenceRefs,
-    StageResult,
     ToolErrorRecord,
 )
 from valuechain.contract.vocab import Stage, StageReason, StageState

@@ -28,9 +28,9 @@ from valuechain.contract.derivation import (
     StageEvidence,
     StageSpan,
     StepError,
-    ToolCall,
     ToolSignals,
 )
+from valuechain.contract.matching import ToolCall
 from valuechain.derive import derive_chain
 
 S1 = "P:implied…{[s1]}"

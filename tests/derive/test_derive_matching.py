@@ -8,15 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from valuechain.contract.derivation import (
-    UNSET,
-    MatchOptions,
-    MatchOptionsLayer,
-    StageAuthoredCase,
-    StageDerivationInput,
-    StageEvidence,
-    ToolCall,
-)
+from valuechain.contract.derivation import StageAuthoredCase, StageDerivationInput, StageEvidence
+from valuechain.contract.matching import UNSET, MatchOptions, MatchOptionsLayer, ToolCall
 from valuechain.derive import (
     derive_chain,
     evaluate_tool_calls,

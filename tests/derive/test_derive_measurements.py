@@ -8,14 +8,16 @@ from dataclasses import replace
 import pytest
 from derive_notation import CASE, SPAN, TURN
 
-from valuechain.contract.derivation import (
-    JudgeEvidence,
-    StageDerivationInput,
-    StageEvidence,
+from valuechain.contract.chain import (
     StageEvidenceRefs,
     StageMeasurementRow,
     StageMeasurements,
     StageResult,
+)
+from valuechain.contract.derivation import (
+    JudgeEvidence,
+    StageDerivationInput,
+    StageEvidence,
     StageSpan,
 )
 from valuechain.contract.vocab import Reach, Stage, StageReason, StageState

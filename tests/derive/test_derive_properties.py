@@ -10,6 +10,7 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from valuechain.contract.chain import StageDerivation
 from valuechain.contract.derivation import (
     JudgeEvidence,
     MetadataAttribution,
@@ -21,16 +22,16 @@ from valuechain.contract.derivation import (
     SetupSignal,
     SetupSignals,
     StageAuthoredCase,
-    StageDerivation,
     StageDerivationInput,
     StageEvidence,
     StageSpan,
     StepError,
-    ToolCall,
     ToolErrorRecord,
     ToolSignals,
 )
-from valuechain.contract.vocab import STAGES, IterationStatus, StageReason, StageState
+from valuechain.contract.matching import ToolCall
+from valuechain.contract.vocab import IterationStatus, StageReason, StageState
+from valuechain.contract.vocab_rules import STAGES
 from valuechain.derive import derive_chain, stages
 from valuechain.derive.jssem import utf16_len
 from valuechain.derive.routing import KIND_TABLE, is_gating_and_scored

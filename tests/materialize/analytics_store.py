@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 
 from valuechain.contract.documents import StageAnalyticsV1
-from valuechain.contract.vocab import STAGES
+from valuechain.contract.vocab_rules import STAGES
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.store import Database
 

@@ -18,13 +18,12 @@ from analytics_store import PROJECTION, SetupCopy, TrialSpec, parse_chain
 
 from valuechain.contract.documents import MAX_HOST_SLICES, MAX_INTENT_SLICES, MAX_MODEL_SLICES
 from valuechain.contract.vocab import (
-    EXCLUDED_TRIAL_DETAIL_CLASSES,
-    STAGES,
     ExcludedTrialDetail,
     FailureCategory,
     StageExclusionClass,
     StageReason,
 )
+from valuechain.contract.vocab_rules import EXCLUDED_TRIAL_DETAIL_CLASSES, STAGES
 from valuechain.derive.jssem import js_json, js_trim, utf16_sort_key
 
 LIFECYCLE = {

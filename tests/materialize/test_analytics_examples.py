@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 from analytics_store import NOW_MS, Funnels, SetupCopy, TrialSpec
 
-from valuechain.contract.documents import (
-    StageAnalyticsV1,
-    StageTally,
+from valuechain.contract.documents import StageAnalyticsV1
+from valuechain.contract.rates import (
     measured_pass_rate,
     measurement_coverage_rate,
     reach_rate,
     stage_rate,
 )
+from valuechain.contract.tallies import StageTally
 from valuechain.contract.vocab import ParityBlocker
 from valuechain.materialize.analytics import drop_temp_tables, parameters
 from valuechain.query.parity import stage_analytics_parity_blockers

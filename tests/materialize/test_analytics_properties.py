@@ -19,13 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import aggregate, canonical
 
-from valuechain.contract.documents import (
-    MAX_INTENT_SLICES,
-    StageAnalyticsV1,
-    measured_pass_rate,
-    measurement_coverage_rate,
-    reach_rate,
-)
+from valuechain.contract.documents import MAX_INTENT_SLICES, StageAnalyticsV1
+from valuechain.contract.rates import measured_pass_rate, measurement_coverage_rate, reach_rate
 from valuechain.contract.vocab import FailureCategory, StageReason
 
 SETTINGS = settings(

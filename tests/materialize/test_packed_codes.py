@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from valuechain.contract.vocab import STAGES, StageReason, StageState
+from valuechain.contract.vocab import StageReason, StageState
+from valuechain.contract.vocab_rules import STAGES
 
 CHAIN_CODE = "views/104_macro_chain_stage_code.sql"
 STAGE_CLASS = "views/106_macro_stage_class.sql"

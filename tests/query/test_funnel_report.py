@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from analytics_store import Funnels
 
-from valuechain.contract.documents import stage_rate
+from valuechain.contract.rates import stage_rate
 from valuechain.query.funnel import analytics_document
 from valuechain.report.funnel import NOT_MEASURED, format_rate, funnel_text
 

@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from valuechain.cli import main
-from valuechain.contract.derivation import StageDerivation
+from valuechain.contract.chain import StageDerivation
 from valuechain.contract.vocab import StageReason
 from valuechain.derive import derive_chain, derive_measurements
 from valuechain.evidence.trials import TrialEvidence, build_trials

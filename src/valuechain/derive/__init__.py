@@ -11,7 +11,8 @@ import gc
 from collections.abc import Iterable
 
 from valuechain.contract.authored import build_stage_authored_case
-from valuechain.contract.derivation import StageDerivation, StageDerivationInput
+from valuechain.contract.chain import StageDerivation
+from valuechain.contract.derivation import StageDerivationInput
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.derive.facts import Facts
 from valuechain.derive.matching import (

@@ -11,18 +11,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeGuard, cast
 
-from valuechain.contract.derivation import (
+from valuechain.contract.chain import (
     MAX_EVIDENCE_REASON_CHARS,
     MAX_EVIDENCE_REASONS,
     MAX_EVIDENCE_SPAN_IDS,
+    StageEvidenceRefs,
+    StageResult,
+)
+from valuechain.contract.derivation import (
     JudgeEvidence,
     Number,
     PredicateResult,
     PromptSummary,
     SetupSignal,
     StageDerivationInput,
-    StageEvidenceRefs,
-    StageResult,
     StageSpan,
 )
 from valuechain.contract.vocab import Stage, StageReason, StageState

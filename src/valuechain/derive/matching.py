@@ -12,12 +12,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from valuechain.contract.derivation import (
+from valuechain.contract.derivation import Number, PromptSummary
+from valuechain.contract.matching import (
     ArgumentMismatch,
     MatchOptions,
     MatchOptionsLayer,
-    Number,
-    PromptSummary,
     ToolCall,
     ToolCallMatch,
     Unset,

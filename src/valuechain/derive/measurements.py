@@ -11,16 +11,17 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from valuechain.contract.derivation import (
+from valuechain.contract.chain import (
     LatencySample,
-    Number,
     StageDerivation,
     StageMeasurementRow,
     StageMeasurements,
     StageResult,
 )
+from valuechain.contract.derivation import Number
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
-from valuechain.contract.vocab import STAGES, Reach, Stage, StageState
+from valuechain.contract.vocab import Reach, Stage, StageState
+from valuechain.contract.vocab_rules import STAGES
 
 # Connection/discovery timing is a run-level setup fact; userValue has no grader timer.
 LATENCY_ELIGIBLE_STAGES: frozenset[Stage] = frozenset({Stage.SELECTION, Stage.CALL, Stage.RESPONSE})

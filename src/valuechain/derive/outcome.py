@@ -8,12 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from valuechain.contract.derivation import (
-    MetadataAttribution,
-    StageDerivation,
-    StageEvidenceRefs,
-    StageResult,
-)
+from valuechain.contract.chain import StageDerivation, StageEvidenceRefs, StageResult
+from valuechain.contract.derivation import MetadataAttribution
 from valuechain.contract.vocab import FailureCategory, Stage, StageReason, StageState
 from valuechain.derive.facts import Facts, bounded_reasons, slot_setter
 from valuechain.derive.stages import withdraw_provider

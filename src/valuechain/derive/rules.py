@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import TypeAlias, cast
 
-from valuechain.contract.derivation import StageEvidenceRefs, StageResult
+from valuechain.contract.chain import StageEvidenceRefs, StageResult
 from valuechain.contract.vocab import Stage, StageReason, StageState
 from valuechain.derive.facts import Facts, new_result, plain_row, row_reason_refs, signal_refs
 

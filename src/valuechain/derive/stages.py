@@ -7,8 +7,10 @@ unknowable, and applies the positional cascade.
 
 from __future__ import annotations
 
-from valuechain.contract.derivation import StageAuthoredCase, StageDerivationInput, StageResult
-from valuechain.contract.vocab import STAGES, Stage, StageReason
+from valuechain.contract.chain import StageResult
+from valuechain.contract.derivation import StageAuthoredCase, StageDerivationInput
+from valuechain.contract.vocab import Stage, StageReason
+from valuechain.contract.vocab_rules import STAGES
 from valuechain.derive.facts import Facts, new_result, plain_row
 from valuechain.derive.rules import (
     CONNECTION,

@@ -6,7 +6,7 @@ First match wins; rules carry the spec's row numbers, and a row with several out
 
 from __future__ import annotations
 
-from valuechain.contract.derivation import StageEvidenceRefs
+from valuechain.contract.chain import StageEvidenceRefs
 from valuechain.derive.facts import Facts, prompt_refs, reason_refs, row_reason_refs
 from valuechain.derive.rules import (
     NM,

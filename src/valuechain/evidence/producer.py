@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from valuechain.contract.issues import Code
-from valuechain.contract.vocab import STAGES
+from valuechain.contract.vocab_rules import STAGES
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 

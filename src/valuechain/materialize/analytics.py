@@ -45,15 +45,14 @@ from valuechain.contract.versions import (
     STAGE_MEASUREMENTS_SCHEMA_VERSION,
 )
 from valuechain.contract.vocab import (
-    EXCLUDED_TRIAL_DETAIL_CLASSES,
     JS_WHITESPACE,
-    STAGES,
     ExcludedTrialDetail,
     FailureCategory,
     SetupPhase,
     SliceDimension,
     StageReason,
 )
+from valuechain.contract.vocab_rules import EXCLUDED_TRIAL_DETAIL_CLASSES, STAGES
 from valuechain.store import sqlfiles
 
 Clock = Callable[[], datetime]

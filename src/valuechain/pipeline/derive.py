@@ -16,13 +16,14 @@ from enum import Enum
 import orjson
 import pyarrow as pa
 
-from valuechain.contract.derivation import StageDerivation, StageResult
+from valuechain.contract.chain import StageDerivation, StageResult
 from valuechain.contract.tables import SETUP_SIGNALS, TRACE_ID, TRIAL_FLAGS
 from valuechain.contract.tables import STAGE_CHAIN as CHAIN
 from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
 from valuechain.contract.tables import TRIAL_OUTCOME as OUTCOME
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
-from valuechain.contract.vocab import STAGES, SetupPhase
+from valuechain.contract.vocab import SetupPhase
+from valuechain.contract.vocab_rules import STAGES
 from valuechain.derive import derive_chains, derive_measurements, stage_measurement_disagreements
 from valuechain.derive.jssem import js_json
 from valuechain.evidence.trials import TrialEvidence, build_trials

@@ -14,13 +14,8 @@ import orjson
 
 from valuechain.contract.labels import CATEGORY_LABELS, REASON_LABELS, STATE_LABELS
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
-from valuechain.contract.vocab import (
-    FALLBACK_NEXT_ACTION,
-    NEXT_ACTIONS,
-    FailureCategory,
-    StageReason,
-    StageState,
-)
+from valuechain.contract.vocab import FailureCategory, StageReason, StageState
+from valuechain.contract.vocab_rules import FALLBACK_NEXT_ACTION, NEXT_ACTIONS
 from valuechain.errors import UsageError
 from valuechain.query.statements import query_rows
 

@@ -18,18 +18,16 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from valuechain.contract.documents import (
-    Exclusions,
+from valuechain.contract.documents import SliceRow, StageAnalyticsV1
+from valuechain.contract.labels import CATEGORY_LABELS, EXCLUSION_CLASS_LABELS, STAGE_LABELS
+from valuechain.contract.rates import (
     MeasuredRate,
     NotMeasuredRate,
-    SliceRow,
-    StageAnalyticsV1,
-    StageTally,
     measured_pass_rate,
     measurement_coverage_rate,
     reach_rate,
 )
-from valuechain.contract.labels import CATEGORY_LABELS, EXCLUSION_CLASS_LABELS, STAGE_LABELS
+from valuechain.contract.tallies import Exclusions, StageTally
 from valuechain.contract.vocab import MaterializationState, StageExclusionClass
 
 NOT_MEASURED: Final = "n/m (not measured)"

@@ -12,13 +12,12 @@ import orjson
 
 from valuechain.contract.derivation import (
     JudgeEvidence,
-    MatchOptions,
     MetadataAttribution,
     PredicateRef,
     PredicateResult,
     PromptSummary,
-    ToolCall,
 )
+from valuechain.contract.matching import MatchOptions, ToolCall
 from valuechain.derive import evaluate_tool_calls
 from valuechain.synth.attributes import AttrValue, Pairs, grader_pairs, to_json
 from valuechain.synth.failures.catalogue import CHECK_LINK, NEGATIVE_CHECKS, POSITIVE_CHECKS, Check

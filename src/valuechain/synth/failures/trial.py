@@ -11,13 +11,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from valuechain.contract.chain import StageDerivation
 from valuechain.contract.derivation import (
     IterationInfo,
     PolicyInfo,
     SetupSignal,
     SetupSignals,
     StageAuthoredCase,
-    StageDerivation,
     StageDerivationInput,
     StageEvidence,
     StepError,
