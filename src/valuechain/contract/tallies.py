@@ -38,16 +38,9 @@ from valuechain.contract.vocab import (
     StageReason,
 )
 
-# Classes counted per trial (slice/run level) and per stage observation (§5.3, §5.5).
+# Classes counted per trial (slice/run level, §5.3, §5.5); the rest are per stage observation.
 TRIAL_EXCLUSION_CLASSES: Final = frozenset(
     {StageExclusionClass.LIFECYCLE, StageExclusionClass.INTEGRITY, StageExclusionClass.VERSION}
-)
-STAGE_EXCLUSION_CLASSES: Final = frozenset(
-    {
-        StageExclusionClass.NOT_APPLICABLE,
-        StageExclusionClass.REACH_UNKNOWN,
-        StageExclusionClass.NOT_MEASURED,
-    }
 )
 
 _REASON_ORDER: Final = {reason: i for i, reason in enumerate(StageReason)}
@@ -283,8 +276,3 @@ class StageTally(StrictModel):
                 raise ValueError("reasons must follow the vocabulary order without repeats")
             last = position
         return self
-
-
-def _n(count: int | Any) -> int:
-    """A count that may be absent: absent counts 0."""
-    return 0 if count is MISSING else int(count)
