@@ -6,6 +6,7 @@ import json
 import sys
 
 import click
+
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.options import (
     CHAINS,
