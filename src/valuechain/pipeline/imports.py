@@ -8,12 +8,16 @@ call still import. Bytes already in the ledger are skipped as ``unchanged``.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import multiprocessing
+import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
@@ -130,18 +134,31 @@ class DecodePool:
     at the end of the import call. As with any ``multiprocessing`` use, a script calling
     ``import_paths`` must guard its entry point (``if __name__ == "__main__":``): workers
     re-import the main module. ``DecodeOptions(workers=0)`` decodes in-process instead.
+
+    Workers exit with this process, however it ends (SIGKILL included): each watches the read
+    end of a pipe whose only write end this process holds, and the kernel closes it when the
+    process dies. A pipe rather than Linux's ``PR_SET_PDEATHSIG``: under ``forkserver`` a
+    worker's parent is the fork server, not the importing process, and a pipe works on every
+    platform.
     """
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._executor: Executor | None = None
+        self._lifeline: Connection | None = None  # the write end; never written, only held
 
     def executor_for(self, size: int, options: DecodeOptions) -> Executor | None:
         if self.workers < 1 or size <= options.batch_bytes:
             return None
         if self._executor is None:
             context = multiprocessing.get_context("forkserver")
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+            watched, self._lifeline = context.Pipe(duplex=False)
+            self._executor = ProcessPoolExecutor(
+                self.workers,
+                mp_context=context,
+                initializer=exit_with_parent,
+                initargs=(watched,),
+            )
         return self._executor
 
     def __enter__(self) -> DecodePool:
@@ -151,6 +168,20 @@ class DecodePool:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
             self._executor = None
+        if self._lifeline is not None:
+            self._lifeline.close()
+            self._lifeline = None
+
+
+def exit_with_parent(lifeline: Connection) -> None:
+    """A decode worker's initializer: exit the moment the importing process is gone."""
+    threading.Thread(target=_wait_for_eof, args=(lifeline,), daemon=True).start()
+
+
+def _wait_for_eof(lifeline: Connection) -> None:
+    with contextlib.suppress(EOFError, OSError):
+        lifeline.recv_bytes()  # nothing is ever sent: this returns only at EOF
+    os._exit(1)  # the parent died: no clean-up to do, its results have no reader
 
 
 def import_file(
