@@ -19,7 +19,7 @@ from valuechain.contract.documents import StageAnalyticsV1
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
-from valuechain.pipeline.derive import DeriveSummary, derive_traces
+from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
@@ -34,7 +34,7 @@ from valuechain.query.runs import (
 )
 from valuechain.query.spans import spans_by_role
 from valuechain.query.trial import TrialView, first_failing_trial, trial_view
-from valuechain.store import Database, open_database
+from valuechain.store import Database, PendingDerivation, open_database
 
 
 class Store:
@@ -58,7 +58,8 @@ class Store:
         analyzer: int = STAGE_ANALYZER_VERSION,
         **decode_options: Any,
     ) -> ImportReport:
-        """Import files, directories and globs; one transaction per source; then derive."""
+        """Import files, directories and globs; one transaction per source; then derive (what
+        earlier imports left underived first)."""
         options = ImportOptions(
             strict=strict,
             decode=DecodeOptions(salvage=salvage, **decode_options),
@@ -69,7 +70,18 @@ class Store:
 
     def derive(self, *, analyzer: int = STAGE_ANALYZER_VERSION) -> DeriveSummary:
         """(Re)derive every trial's chain at ``analyzer`` (12, or the selectable 11)."""
+        self.complete_pending()
         return derive_traces(self.db, None, analyzer=analyzer, content_changed=False)
+
+    def pending_derivation(self) -> PendingDerivation | None:
+        """What was imported but not derived yet (None: nothing); every writing verb derives
+        it first."""
+        return self.db.pending_derivation()
+
+    def complete_pending(self) -> DeriveSummary | None:
+        """Derive what was imported but not derived yet (an interrupted or ``--no-derive``
+        import); every writing verb calls this first. None when nothing was pending."""
+        return derive_pending(self.db)
 
     def trial(
         self, trial_id: str, *, chains: str = "derived", analyzer: int | None = None
@@ -124,6 +136,7 @@ class Store:
 
     def materialize(self, runs: Sequence[str] | None = None, *, validate: bool = True) -> int:
         """Rebuild the analytics of ``runs`` (None: every run); returns documents written."""
+        self.complete_pending()
         return materialize_runs(self.db.con, runs, validate=validate)
 
     def issues(

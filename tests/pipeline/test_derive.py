@@ -105,6 +105,28 @@ def test_no_derive_imports_spans_only(example: Path) -> None:
     assert report.derived is None
     assert s.sql("SELECT count(*) AS n FROM stage_chain")["n"][0] == 0
     assert s.sql("SELECT count(*) AS n FROM spans")["n"][0] == 72
+    pending = s.pending_derivation()
+    assert pending is not None and (pending.sources, pending.traces) == (1, 8)
+    assert report.pending == pending
+
+
+def test_pending_sources_are_derived_at_the_analyzer_their_import_asked_for(
+    example: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other.jsonl"
+    write_export(other, SynthConfig(runs=1, cases=2, models=1, reps=1, seed=5), ndjson=True)
+    s = valuechain.open(":memory:")
+    s.import_paths([example], derive=False, analyzer=11)
+    s.import_paths([other], derive=False)
+    done = s.complete_pending()
+    assert done is not None and done.trials == 8 + 2
+    versions = s.sql(
+        "SELECT DISTINCT t.source_id, c.analyzer_version FROM stage_chain c "
+        "JOIN trials t USING (trial_id) WHERE c.source = 'derived' ORDER BY ALL"
+    ).rows()
+    assert versions == [(1, 11), (2, 12)]
+    assert s.pending_derivation() is None
+    assert s.complete_pending() is None  # nothing left: a no-op
 
 
 def test_batched_derivation_equals_one_batch(shared: Path, tmp_path: Path) -> None:

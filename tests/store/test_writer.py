@@ -131,3 +131,20 @@ def test_an_import_cut_short_by_a_crash_is_undone_when_the_store_next_opens(
         (source,) = import_paths(db, [path], _batched()).sources
         assert source.outcome == "imported"
         assert db.sql("SELECT count(*) FROM core.spans").item() == 11
+
+
+def test_a_source_awaits_its_derivation_from_the_transaction_that_commits_it(
+    db: Database, otlp: SimpleNamespace, write: Write, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [otlp.request(otlp.span(n, trace_id=f"{n:032x}")) for n in range(1, 6)]
+    path = write("five.jsonl", otlp.ndjson(*lines))
+    _failing_on_batch(monkeypatch, 3)
+    with pytest.raises(RuntimeError, match="disk on fire"):  # batches committed, then undone
+        import_paths(db, [path], dataclasses.replace(_batched(), derive=False))
+    assert db.pending_derivation() is None  # nothing committed for good: nothing owed
+    monkeypatch.undo()
+    assert import_paths(db, [path], dataclasses.replace(_batched(), derive=False)).ok
+    rows = db.sql("SELECT source_id, trace_id, analyzer_version FROM core.pending_derivations")
+    assert sorted(rows.rows()) == [(1, bytes.fromhex(f"{n:032x}"), 12) for n in range(1, 6)]
+    db.clear_pending([1])
+    assert db.pending_derivation() is None

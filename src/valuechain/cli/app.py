@@ -70,9 +70,24 @@ class StoreChoice:
     memory_limit: str | None
 
 
-def open_store(ctx: click.Context, *, read_only: bool = False) -> api.Store:
+def open_store(ctx: click.Context, *, read_only: bool = False, settle: bool = True) -> api.Store:
+    """The store of the global options. What an interrupted import left underived is named
+    on a read-only open and, on a writable one, derived before the command runs (unless
+    ``settle`` is off: ``import`` does it itself and reports it in its summary)."""
     choice: StoreChoice = ctx.obj
-    return api.open(choice.path, read_only=read_only, memory_limit=choice.memory_limit)
+    store = api.open(choice.path, read_only=read_only, memory_limit=choice.memory_limit)
+    try:
+        pending = store.pending_derivation()
+        if pending is not None and read_only:
+            err.print(f"[yellow]warning:[/yellow] {pending.render()}", highlight=False)
+        elif pending is not None and settle:
+            done = store.complete_pending()
+            if done is not None:
+                err.print(f"completed an unfinished derivation first: {done.describe()}")
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:

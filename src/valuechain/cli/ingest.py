@@ -70,7 +70,7 @@ def import_cmd(
         if v
     }
     extra["workers"] = workers
-    with open_store(ctx) as store:
+    with open_store(ctx, settle=False) as store:  # the import derives what is pending first
         report = run_import(
             store,
             paths,
@@ -124,12 +124,12 @@ def print_import_report(report: ImportReport) -> None:
         f"{len(report.sources)} sources, {report.total('spans')} spans, "
         f"{report.total('traces')} traces, {sum(counts.values())} issues"
     )
+    if report.completed is not None:
+        out.print(f"first completed an unfinished derivation: {report.completed.describe()}")
     if report.derived is not None:
-        d = report.derived
-        out.print(
-            f"derived {d.derived} chains over {d.trials} trials in {len(d.run_ids)} runs "
-            f"({d.producer_chains} producer chains stored, {d.issues} trial issues)"
-        )
+        out.print(report.derived.describe())
+    if report.pending is not None:
+        out.print(f"[yellow]not derived:[/yellow] {report.pending.render()}", highlight=False)
     if counts:
         out.print("issues by code: " + ", ".join(f"{c} {n}" for c, n in counts.most_common()))
     if report.skipped:

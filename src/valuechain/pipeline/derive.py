@@ -5,6 +5,15 @@ see every trial), and on demand (``valuechain derive``) for every trace. The evi
 builds one derivation input per trial; the pure analyzer derives the chain (stamped with its
 version); the producer's persisted chain, when exported, is stored beside it as
 ``source = 'producer'``. Every table is replaced for the affected trials in one transaction.
+
+An import records each source's traces as awaiting derivation in the transaction that commits
+the source (``core.pending_derivations``) and ``derive_pending`` clears that record only once
+the chains and documents are written, so an interruption anywhere in between (a crash,
+Ctrl-C, a failing later source) leaves a named state that every writing command completes
+first (``derive_pending`` again) — never spans without trials, unnoticed. Committing each
+source together with its derivation instead would re-derive a run once per source of it (a
+collector's rotated files are many sources of one run) and cannot hold a source that commits
+batch by batch.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from valuechain.derive import derive_chains, derive_measurements, stage_measurem
 from valuechain.derive.jssem import js_json
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
-from valuechain.store import Database
+from valuechain.store import Database, PendingGroup
 
 DEFAULT_BATCH_TRACES = 20_000  # traces (≈ trials) per derive batch: bounds memory
 
@@ -43,6 +52,12 @@ class DeriveSummary:
     run_ids: tuple[str, ...]
     issues: int
     documents: int = 0
+
+    def describe(self) -> str:
+        return (
+            f"derived {self.derived} chains over {self.trials} trials in {len(self.run_ids)} "
+            f"runs ({self.producer_chains} producer chains stored, {self.issues} trial issues)"
+        )
 
 
 def derive_traces(
@@ -76,6 +91,35 @@ def derive_traces(
         runs.update(batch.run_ids)
     documents = materialize_runs(db.con, sorted(runs)) if materialize and runs else 0
     return DeriveSummary(totals[0], totals[1], totals[2], tuple(sorted(runs)), totals[3], documents)
+
+
+def derive_pending(db: Database) -> DeriveSummary | None:
+    """Derive (and materialize) everything imported but not derived yet, oldest source first,
+    at the analyzer its import asked for; None when nothing was pending.
+
+    The one entry point every writing verb calls before its own work. Idempotent: cut short
+    again, it leaves the record in place and the next call derives the same traces again.
+    """
+    summaries = [_derive_group(db, group) for group in db.pending_derivations()]
+    return combined(summaries) if summaries else None
+
+
+def _derive_group(db: Database, group: PendingGroup) -> DeriveSummary:
+    summary = derive_traces(db, group.trace_ids, analyzer=group.analyzer)
+    db.clear_pending(group.source_ids)
+    return summary
+
+
+def combined(summaries: Sequence[DeriveSummary]) -> DeriveSummary:
+    """The sum of several derive steps (runs counted once)."""
+    return DeriveSummary(
+        sum(s.trials for s in summaries),
+        sum(s.derived for s in summaries),
+        sum(s.producer_chains for s in summaries),
+        tuple(sorted({run for s in summaries for run in s.run_ids})),
+        sum(s.issues for s in summaries),
+        sum(s.documents for s in summaries),
+    )
 
 
 def run_batches(

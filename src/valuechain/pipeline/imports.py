@@ -2,18 +2,24 @@
 
 Each source stands alone: a rejected source (not OTLP, unreadable, truncated without salvage,
 or any error-severity issue under ``strict``) writes nothing, and the other sources of the same
-call still import. Bytes already in the ledger are skipped as ``unchanged``.
+call still import. Bytes already in the ledger are skipped as ``unchanged``. A committed source
+awaits its derivation until the call's derive step is done (``derive_pending``); what an
+earlier, interrupted call left underived is derived first.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import multiprocessing
+import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
@@ -23,8 +29,8 @@ from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
 from valuechain.ingest.source.stream import SourceStream
-from valuechain.pipeline.derive import DeriveSummary, derive_traces
-from valuechain.store import Committed, Database, SourceWriter
+from valuechain.pipeline.derive import DeriveSummary, derive_pending
+from valuechain.store import Committed, Database, PendingDerivation, SourceWriter
 
 ProgressFn = Callable[[int], None]
 
@@ -64,6 +70,8 @@ class ImportReport:
 
     sources: list[SourceResult] = field(default_factory=list)
     derived: DeriveSummary | None = None
+    completed: DeriveSummary | None = None  # what earlier imports had left underived
+    pending: PendingDerivation | None = None  # still underived at the end (--no-derive)
     skipped: list[Path] = field(default_factory=list)  # in named directories, not exports
 
     @property
@@ -106,19 +114,25 @@ def import_paths(
     options: ImportOptions | None = None,
     on_progress: ProgressFn | None = None,
 ) -> ImportReport:
-    """Import every file named by ``paths`` into ``db``; never raises on bad input."""
+    """Import every file named by ``paths`` into ``db``; never raises on bad input.
+
+    With ``options.derive``, first derives what earlier imports left underived, then, once
+    every source is in, the traces of the sources this call committed.
+    """
     options = options or ImportOptions()
     files, missing, skipped = plan(paths)
     report = ImportReport(sources=missing, skipped=skipped)
+    if options.derive:
+        report.completed = derive_pending(db)
     import_id = db.next_import_id()
     with DecodePool(options.decode.workers) as pool:
         for path in files:
             report.sources.append(import_file(db, path, import_id, options, pool))
             if on_progress is not None:
                 on_progress(report.sources[-1].bytes)
-    touched = sorted({t for source in report.sources for t in source.trace_ids})
-    if options.derive and touched:
-        report.derived = derive_traces(db, touched, analyzer=options.analyzer)
+    if options.derive:  # exactly the traces of the sources committed above
+        report.derived = derive_pending(db)
+    report.pending = db.pending_derivation()
     return report
 
 
@@ -130,18 +144,31 @@ class DecodePool:
     at the end of the import call. As with any ``multiprocessing`` use, a script calling
     ``import_paths`` must guard its entry point (``if __name__ == "__main__":``): workers
     re-import the main module. ``DecodeOptions(workers=0)`` decodes in-process instead.
+
+    Workers exit with this process, however it ends (SIGKILL included): each watches the read
+    end of a pipe whose only write end this process holds, and the kernel closes it when the
+    process dies. A pipe rather than Linux's ``PR_SET_PDEATHSIG``: under ``forkserver`` a
+    worker's parent is the fork server, not the importing process, and a pipe works on every
+    platform.
     """
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._executor: Executor | None = None
+        self._lifeline: Connection | None = None  # the write end; never written, only held
 
     def executor_for(self, size: int, options: DecodeOptions) -> Executor | None:
         if self.workers < 1 or size <= options.batch_bytes:
             return None
         if self._executor is None:
             context = multiprocessing.get_context("forkserver")
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+            watched, self._lifeline = context.Pipe(duplex=False)
+            self._executor = ProcessPoolExecutor(
+                self.workers,
+                mp_context=context,
+                initializer=exit_with_parent,
+                initargs=(watched,),
+            )
         return self._executor
 
     def __enter__(self) -> DecodePool:
@@ -151,6 +178,20 @@ class DecodePool:
         if self._executor is not None:
             self._executor.shutdown(cancel_futures=True)
             self._executor = None
+        if self._lifeline is not None:
+            self._lifeline.close()
+            self._lifeline = None
+
+
+def exit_with_parent(lifeline: Connection) -> None:
+    """A decode worker's initializer: exit the moment the importing process is gone."""
+    threading.Thread(target=_wait_for_eof, args=(lifeline,), daemon=True).start()
+
+
+def _wait_for_eof(lifeline: Connection) -> None:
+    with contextlib.suppress(EOFError, OSError):
+        lifeline.recv_bytes()  # nothing is ever sent: this returns only at EOF
+    os._exit(1)  # the parent died: no clean-up to do, its results have no reader
 
 
 def import_file(
@@ -186,10 +227,12 @@ def import_file(
             if result.error is not None:
                 writer.abort()
                 return result
-            committed = writer.finish(decoded.ledger(), stream.merger.closing_issues())
+            trace_ids = tuple(sorted(stream.merger.trace_ids))
+            committed = writer.finish(
+                decoded.ledger(), stream.merger.closing_issues(), trace_ids, options.analyzer
+            )
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
-    trace_ids = tuple(sorted(stream.merger.trace_ids))
     return _committed(result, decoded, committed, trace_ids)
 
 

@@ -10,6 +10,8 @@ from valuechain.store.database import (
     DEFAULT_STORE,
     STORE_SCHEMA_VERSION,
     Database,
+    PendingDerivation,
+    PendingGroup,
     default_store_path,
     open_database,
 )
@@ -20,6 +22,8 @@ __all__ = [
     "STORE_SCHEMA_VERSION",
     "Committed",
     "Database",
+    "PendingDerivation",
+    "PendingGroup",
     "SourceWriter",
     "default_store_path",
     "open_database",

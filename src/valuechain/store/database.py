@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -20,10 +21,11 @@ import polars as pl
 import pyarrow as pa
 
 from valuechain._version import __version__
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
 
-STORE_SCHEMA_VERSION = 3  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
+STORE_SCHEMA_VERSION = 4  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
@@ -132,12 +134,13 @@ class Database:
         """Create what is missing, bring an older store up to date (``sql/migrate``), and
         (re)create the views, in one transaction."""
         self.con.begin()
+        params = {"current_analyzer": STAGE_ANALYZER_VERSION}
         for sql in _migrations(stored, "before"):  # e.g. set a table aside to rebuild it
-            self.con.execute(sql.text)
+            self.con.execute(sql.text, sql.bind(params))
         for sql in sqlfiles.folder("schema"):
             self.con.execute(sql.text)
         for sql in _migrations(stored, "after"):
-            self.con.execute(sql.text)
+            self.con.execute(sql.text, sql.bind(params))
         for sql in sqlfiles.folder("views"):
             self.con.execute(sql.text)
         self.con.execute(
@@ -173,6 +176,27 @@ class Database:
         except BaseException:
             con.rollback()
             raise
+
+    def pending_derivation(self) -> PendingDerivation | None:
+        """What was imported but not derived yet (a crash after a source committed, a failing
+        later source, ``--no-derive``); None when every imported trace is derived."""
+        row = self.fetch_one(sqlfiles.statement(_PENDING_SUMMARY).text)
+        if not row or not row[0]:
+            return None
+        return PendingDerivation(sources=int(row[0]), traces=int(row[1]))
+
+    def pending_derivations(self) -> list[PendingGroup]:
+        """The pending derivations by analyzer version, oldest source first."""
+        rows = self.con.execute(sqlfiles.statement(_PENDING_GROUPS).text).fetchall()
+        return [
+            PendingGroup(int(analyzer), tuple(sources), tuple(bytes(t) for t in traces))
+            for analyzer, sources, traces in rows
+        ]
+
+    def clear_pending(self, source_ids: Iterable[int]) -> None:
+        """These sources are derived now (trials, chains and documents committed)."""
+        sql = sqlfiles.statement(_PENDING_CLEAR)
+        self.con.execute(sql.text, sql.bind({"source_ids": sorted(source_ids)}))
 
     # ------------------------------------------------------------------ reading
     def fetch_one(self, query: str, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
@@ -264,6 +288,32 @@ class Database:
                 con.unregister(name)
 
 
+@dataclass(frozen=True, slots=True)
+class PendingDerivation:
+    """How much of the store was imported but not derived yet."""
+
+    sources: int
+    traces: int
+
+    def render(self) -> str:
+        """One line for the user: the state and the fix."""
+        return (
+            f"{self.sources} imported source(s) are not derived yet: {self.traces} trace(s) "
+            "have no trials, chains or funnels (an import was interrupted, failed on a later "
+            "source, or ran with --no-derive). Hint: run valuechain derive (or any import): "
+            "it derives them first"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PendingGroup:
+    """The sources awaiting derivation at one analyzer version, and their traces."""
+
+    analyzer: int
+    source_ids: tuple[int, ...]
+    trace_ids: tuple[bytes, ...]
+
+
 def _migrations(stored: int | None, phase: str) -> list[sqlfiles.SqlFile]:
     """The ``sql/migrate`` scripts of ``phase`` (before/after the schema files) that bring a
     store at version ``stored`` up to date, in order; none for a new store."""
@@ -297,6 +347,9 @@ def _undo_statements() -> list[sqlfiles.SqlFile]:
 BEGIN_IMPORT = "ingest/010_begin_import.sql"
 END_IMPORT = "ingest/980_end_import.sql"
 _MARKER = "import_in_progress"
+_PENDING_SUMMARY = "query/pending_summary.sql"
+_PENDING_GROUPS = "query/pending_derivations.sql"
+_PENDING_CLEAR = "ingest/600_delete_pending_derivations.sql"
 _TRIAL_SPANS = "evidence/010_trial_spans.sql"
 _TRIAL_ATTRIBUTES = "evidence/020_trial_attributes.sql"
 _TRIAL_SOURCES = "evidence/030_trial_sources.sql"

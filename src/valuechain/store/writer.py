@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from types import TracebackType
@@ -12,6 +13,8 @@ import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue, issues_table
 from valuechain.contract.ledger import SourceLedger
+from valuechain.contract.tables import TRACE_ID
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.store import sqlfiles
 from valuechain.store.database import BEGIN_IMPORT, Database
 
@@ -41,7 +44,9 @@ class SourceWriter:
     offsets on (``sql/ingest/5xx``). Batches carry source-local row ids
     (``ingest.source.merge.rebase``). Each batch runs the ``sql/ingest/1xx`` statements
     (deduplication against everything stored so far, this source's earlier batches included,
-    then the inserts); ``finish`` writes the closing issues and the ledger row (``9xx``).
+    then the inserts); ``finish`` writes the closing issues, the ledger row and, with it, the
+    source's traces as awaiting derivation (``9xx``): a derive that never runs (a crash, a
+    failing later source) stays recorded.
     """
 
     def __init__(self, db: Database, path: str, import_id: int) -> None:
@@ -129,15 +134,25 @@ class SourceWriter:
         self.span_rows += batch_tables["spans"].num_rows
         self.attribute_rows += batch_tables["attributes"].num_rows
 
-    def finish(self, ledger: SourceLedger, closing: list[Issue]) -> Committed:
-        """Write the closing issues and the ledger row, and commit the source."""
+    def finish(
+        self,
+        ledger: SourceLedger,
+        closing: list[Issue],
+        trace_ids: Sequence[bytes] = (),
+        analyzer: int = STAGE_ANALYZER_VERSION,
+    ) -> Committed:
+        """Write the closing issues and the ledger row, record the source's ``trace_ids`` as
+        awaiting derivation at ``analyzer``, and commit the source."""
         if ledger.status == "rejected":
             self.abort()
             raise ValueError("a rejected source is never written to the store")
         con, params = self.con, self.params
         params.update(self._ledger(ledger))
+        params["analyzer_version"] = analyzer
+        pending = pa.table({"trace_id": pa.array(trace_ids, TRACE_ID)})
         try:
             con.register("staged_closing_issues", issues_table(closing))
+            con.register("staged_pending_traces", pending)
             for sql in _closing_statements():
                 params["hint"] = _hint_for(sql.name)
                 con.execute(sql.text, sql.bind(params))
@@ -148,6 +163,7 @@ class SourceWriter:
             raise
         finally:
             con.unregister("staged_closing_issues")
+            con.unregister("staged_pending_traces")
         return Committed(
             self.offsets["source_id"],
             params["span_rows"],

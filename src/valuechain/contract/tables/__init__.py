@@ -26,7 +26,7 @@ from valuechain.contract.tables.analytics import (
     STAGE_FUNNEL,
     STORED_ANALYTICS_TABLES,
 )
-from valuechain.contract.tables.ledger import META, SOURCES
+from valuechain.contract.tables.ledger import META, PENDING_DERIVATIONS, SOURCES
 from valuechain.contract.tables.spans import (
     ATTRIBUTES,
     EVENTS,
@@ -75,6 +75,7 @@ from valuechain.contract.tables.types import (
 STORED_TABLES: dict[str, pa.Schema] = {
     "meta": META,
     "sources": SOURCES,
+    "pending_derivations": PENDING_DERIVATIONS,
     **STORED_SPAN_TABLES,
     **STORED_TRIAL_TABLES,
     **STORED_ANALYTICS_TABLES,
@@ -97,6 +98,7 @@ __all__ = [
     "META",
     "OI_SPAN_KIND",
     "OWNER_TABLES",
+    "PENDING_DERIVATIONS",
     "QUARANTINE",
     "RESOURCES",
     "ROW_ID_COLUMNS",

@@ -1,6 +1,7 @@
-"""The store's own tables (sql/schema/001, 010): its ``meta`` keys and the ``sources`` ledger.
+"""The store's own tables (sql/schema/001, 010, 011): its ``meta`` keys, the ``sources`` ledger
+and the derivations still owed (``pending_derivations``).
 
-Neither is built as an Arrow table (``sources`` is written from parameters); their schemas are
+None is built as an Arrow table (``sources`` is written from parameters); their schemas are
 declared all the same so that ``STORED_TABLES`` holds every table the DDL creates.
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from valuechain.contract.tables.types import SOURCE_ID, TS, table_schema
+from valuechain.contract.tables.types import SOURCE_ID, TRACE_ID, TS, table_schema
 
 META = table_schema(
     ("key", pa.string(), False),  # PRIMARY KEY
@@ -41,4 +42,12 @@ SOURCES = table_schema(
     ("attributes_quarantined", pa.uint64(), False),
     ("attributes_deduplicated", pa.uint64(), False),
     ("imported_at", TS, False),
+)
+
+# The traces of sources imported but not derived yet (sql/schema/011), written with the ledger
+# row from the source's trace ids (sql/ingest/995) and deleted once derived (sql/ingest/600).
+PENDING_DERIVATIONS = table_schema(
+    ("source_id", SOURCE_ID, False),
+    ("trace_id", TRACE_ID, False),
+    ("analyzer_version", pa.int32(), False),
 )
