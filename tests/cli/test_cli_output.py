@@ -120,3 +120,9 @@ def test_an_interrupted_write_leaves_the_old_file(
     assert "No space left on device" in red_line(result)
     assert output.read_text() == "the previous result\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
+
+
+def test_a_list_is_json_in_a_csv_cell(filled: Path) -> None:
+    result = run("--store", filled, "sql", "SELECT [1, 2] AS l, {'a': 'x'} AS s", "--format", "csv")
+    assert result.exit_code == 0
+    assert result.stdout == 'l,s\n"[1,2]","{""a"":""x""}"\n'
