@@ -75,3 +75,13 @@ def test_allow_files_opens_one_folder_for_reading(filled: Path, tmp_path: Path) 
     assert outside.exit_code == 1 and "hunter2" not in outside.output
     missing = run("--store", filled, "sql", "SELECT 1", "--allow-files", tmp_path / "nope")
     assert missing.exit_code == 2  # click: the folder does not exist
+
+
+def test_a_store_changed_behind_the_verbs_is_one_red_line(filled: Path) -> None:
+    with Database(filled) as db:  # what another DuckDB client could do
+        db.con.execute("DELETE FROM core.spans WHERE source_id = 2")
+    for command in (("runs",), ("sql", "SELECT 1"), ("import", filled)):
+        result = run("--store", filled, *command)
+        assert result.exit_code == 1
+        line = red_line(result)
+        assert "other.json lists 1 span, 0 stored" in line and "import the sources again" in line
