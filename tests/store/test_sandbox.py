@@ -136,6 +136,13 @@ def test_allow_files_opens_one_folder_for_reading(store_file: Path, tmp_path: Pa
     assert snapshot(tmp_path) == before
 
 
+def test_the_stores_own_spill_folder_is_no_way_out(opened: valuechain.Store) -> None:
+    beside = Path(opened.path).with_name("a.json")  # the export, next to the store
+    assert beside.is_file()
+    with pytest.raises(UsageError, match="disabled by configuration"):
+        opened.sql(f"SELECT * FROM read_text('{opened.path}.tmp/../{beside.name}')")
+
+
 def test_every_connection_is_sandboxed_not_only_user_sql(store_file: Path) -> None:
     with Database(store_file) as db:
         with pytest.raises(duckdb.PermissionException):

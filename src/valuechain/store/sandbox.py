@@ -130,8 +130,8 @@ def query_error(exc: duckdb.Error) -> UsageError:
     problem = str(exc).splitlines()[0].rstrip(".!") if str(exc) else type(exc).__name__
     if isinstance(exc, duckdb.PermissionException):
         hint = (
-            "SQL here reads the store only; --allow-files DIR opens one folder for reading "
-            "(valuechain sql)"
+            "SQL here reads the store only; valuechain sql --allow-files DIR (or "
+            "valuechain.open(..., allow_files=DIR)) opens one folder for reading"
         )
     elif isinstance(exc, duckdb.ParserException):
         hint = "the SQL is DuckDB's dialect; " + _LIST_VIEWS
