@@ -1,4 +1,4 @@
-"""SQL a user might send to escape the store or change it, shared by the API and CLI tests.
+"""SQL a user might send to escape the store or change it, shared by the CLI and API tests.
 
 Each escape names the files beside the store it tries to reach (``{secret}`` and friends, made
 by `outside_files`); every one must fail and leave those files and the store as they were.
