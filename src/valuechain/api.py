@@ -150,7 +150,12 @@ class Store:
         return spans_by_role(self.db.con)
 
     def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
-        """Run SQL over the store's tables and views."""
+        """Run one reading statement over the store's tables and views.
+
+        SQL only reads: SELECT (WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE) or EXPLAIN of
+        one; anything else raises `UsageError` before it runs. Changes go through the verbs
+        (`import_paths`, `derive`, `materialize`). No file beyond the store is reachable unless
+        the store was opened with ``allow_files``; ``$name`` parameters bind ``params``."""
         return self.db.sql(query, params)
 
     def close(self) -> None:
@@ -169,12 +174,22 @@ class Store:
 
 
 def open(
-    path: str | Path | None = None, *, read_only: bool = False, memory_limit: str | None = None
+    path: str | Path | None = None,
+    *,
+    read_only: bool = False,
+    memory_limit: str | None = None,
+    allow_files: str | Path | None = None,
 ) -> Store:
     """Open (creating if needed) a store; ``None`` means ``$VALUECHAIN_STORE`` or the default.
 
-    ``memory_limit`` bounds DuckDB's memory (default ``$VALUECHAIN_MEMORY_LIMIT`` or 1GB)."""
-    return Store(open_database(path, read_only=read_only, memory_limit=memory_limit))
+    ``memory_limit`` bounds DuckDB's memory (default ``$VALUECHAIN_MEMORY_LIMIT`` or 1GB);
+    ``allow_files`` opens one folder for `Store.sql` to read files from (none by default)."""
+    allowed = () if allow_files is None else (Path(allow_files),)
+    return Store(
+        open_database(
+            path, read_only=read_only, memory_limit=memory_limit, allowed_directories=allowed
+        )
+    )
 
 
 def decode(

@@ -46,7 +46,7 @@ def test_missing_run_and_unmeasured_run_say_different_things(example_store: str)
     missing = run("--store", example_store, "funnel", "no-such-run")
     assert missing.exit_code == 1 and "no such run" in missing.output
     with valuechain.open(example_store) as store:
-        store.sql("DELETE FROM core.analytics_documents")
+        store.db.con.execute("DELETE FROM core.analytics_documents")  # behind the verbs
     unmeasured = run("--store", example_store, "funnel", EXAMPLE_RUN)
     assert unmeasured.exit_code == 0
     assert "UNMEASURED" in unmeasured.output and "no such run" not in unmeasured.output

@@ -17,8 +17,10 @@ from rich.console import Console
 
 from valuechain import api
 from valuechain._version import __version__
+from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.formats import Format, render_bytes, to_rich_table
+from valuechain.store import default_store_path
 
 out = Console()
 err = Console(stderr=True)
@@ -70,12 +72,23 @@ class StoreChoice:
     memory_limit: str | None
 
 
-def open_store(ctx: click.Context, *, read_only: bool = False, settle: bool = True) -> api.Store:
+def open_store(
+    ctx: click.Context,
+    *,
+    read_only: bool = False,
+    settle: bool = True,
+    allow_files: Path | None = None,
+) -> api.Store:
     """The store of the global options. What an interrupted import left underived is named
     on a read-only open and, on a writable one, derived before the command runs (unless
     ``settle`` is off: ``import`` does it itself and reports it in its summary)."""
     choice: StoreChoice = ctx.obj
-    store = api.open(choice.path, read_only=read_only, memory_limit=choice.memory_limit)
+    store = api.open(
+        choice.path,
+        read_only=read_only,
+        memory_limit=choice.memory_limit,
+        allow_files=allow_files,
+    )
     try:
         pending = store.pending_derivation()
         if pending is not None and read_only:
@@ -104,13 +117,12 @@ def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
         raise UsageError("--format parquet", "Parquet is binary", "add --output FILE.parquet")
     data = render_bytes(frame, fmt)
     if output is not None:
-        try:
-            output.write_bytes(data)
-        except OSError as exc:
-            raise UsageError(
-                str(output),
-                f"cannot write the output ({exc.strerror})",
-                "check that the folder exists and is writable",
-            ) from exc
+        write_output(data, output, store_path(click.get_current_context()))
     else:
         sys.stdout.buffer.write(data)
+
+
+def store_path(ctx: click.Context) -> Path:
+    """The store the command names (--store, $VALUECHAIN_STORE, or the default)."""
+    choice: StoreChoice = ctx.find_root().obj
+    return choice.path if choice.path is not None else default_store_path()

@@ -14,8 +14,7 @@ from rich.table import Table
 
 from valuechain import api
 from valuechain.cli.app import emit, err, main, open_store, out
-from valuechain.cli.options import ANALYZER, FORMAT, OUTPUT
-from valuechain.errors import UsageError
+from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT
 from valuechain.pipeline.imports import ImportReport, plan
 from valuechain.report.formats import Format
 
@@ -151,21 +150,17 @@ def print_import_report(report: ImportReport) -> None:
 @click.argument("query")
 @FORMAT
 @OUTPUT
+@ALLOW_FILES
 @click.pass_context
-def sql(ctx: click.Context, query: str, fmt: str, output: Path | None) -> None:
-    """Run SQL over the store's tables and views."""
-    with open_store(ctx, read_only=True) as store:
-        try:
-            frame = store.sql(query)
-        except Exception as exc:  # DuckDB's own errors are the user's to fix
-            if type(exc).__module__.startswith(("duckdb", "_duckdb")):
-                raise UsageError(
-                    "sql",
-                    str(exc).splitlines()[0].rstrip(".!"),
-                    "the store is opened read-only here; list the views with: "
-                    'valuechain sql "SHOW TABLES"',
-                ) from exc
-            raise
+def sql(
+    ctx: click.Context, query: str, fmt: str, output: Path | None, allow_files: Path | None
+) -> None:
+    """Run one reading SQL statement over the store's tables and views.
+
+    Reads only: changes go through the other verbs, and no file beyond the store is reachable
+    unless --allow-files names a folder."""
+    with open_store(ctx, read_only=True, allow_files=allow_files) as store:
+        frame = store.sql(query)
     emit(frame, Format(fmt), output)
 
 

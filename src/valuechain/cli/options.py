@@ -73,3 +73,9 @@ OUTPUT = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write to this file instead of standard output.",
 )
+ALLOW_FILES = click.option(
+    "--allow-files",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Let the SQL read files in this folder (read_csv, …); by default it reads the store only.",
+)

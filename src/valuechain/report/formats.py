@@ -12,7 +12,6 @@ import io
 import math
 from decimal import Decimal
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -63,15 +62,22 @@ def to_json(frame: pl.DataFrame) -> bytes:
 
 
 def to_csv(frame: pl.DataFrame) -> bytes:
-    """CSV; nested and binary cells become their JSON text (per the JSON conventions)."""
+    """CSV; a list, array or struct cell holds its JSON text (per the JSON conventions), a
+    binary cell its lower-case hex; a null cell is empty."""
     flat = frame.with_columns(
-        pl.col(c).map_elements(
-            lambda v: orjson.dumps(json_value(v)).decode(), return_dtype=pl.String
-        )
-        for c, t in frame.schema.items()
-        if t.is_nested() or t in (pl.Binary, pl.Object)
+        pl.Series(name, [cell_text(v) for v in frame.get_column(name).to_list()], pl.String)
+        for name, dtype in frame.schema.items()
+        if dtype.is_nested() or dtype in (pl.Binary, pl.Object)
     )
     return flat.write_csv().encode()
+
+
+def cell_text(value: Any) -> str | None:
+    """One value as the text of a CSV or table cell: JSON for nested values, hex for binary."""
+    if value is None:
+        return None
+    safe = json_value(value)
+    return safe if isinstance(safe, str) else orjson.dumps(safe).decode()
 
 
 def to_parquet(frame: pl.DataFrame) -> bytes:
@@ -85,7 +91,7 @@ def to_rich_table(frame: pl.DataFrame, title: str | None = None, max_rows: int =
     for column in frame.columns:
         table.add_column(column, overflow="fold")
     for row in frame.head(max_rows).iter_rows():
-        table.add_row(*("∅" if v is None else str(json_value(v)) for v in row))
+        table.add_row(*("∅" if v is None else str(cell_text(v)) for v in row))
     if frame.height > max_rows:
         table.caption = f"{max_rows} of {frame.height} rows shown; use --format csv or --output"
     return table
@@ -100,7 +106,3 @@ def render_bytes(frame: pl.DataFrame, fmt: Format) -> bytes:
     if fmt is Format.PARQUET:
         return to_parquet(frame)
     raise ValueError(f"{fmt} is rendered by the console")
-
-
-def write_output(frame: pl.DataFrame, fmt: Format, output: Path) -> None:
-    output.write_bytes(render_bytes(frame, fmt))

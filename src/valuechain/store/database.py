@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -24,6 +24,8 @@ from valuechain._version import __version__
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
+from valuechain.store.consistency import check_ledger
+from valuechain.store.sandbox import read_only_sql, sandbox
 
 STORE_SCHEMA_VERSION = 4  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
@@ -48,6 +50,7 @@ class Database:
         *,
         read_only: bool = False,
         memory_limit: str | None = None,
+        allowed_directories: Sequence[Path] = (),
     ) -> None:
         self.path = str(path)
         limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
@@ -60,14 +63,12 @@ class Database:
                 "check the path, or close the program holding the file",
             ) from exc
         try:
-            self.con.execute("SET memory_limit = $limit", {"limit": limit})
-        except duckdb.Error as exc:
+            sandbox(
+                self.con, self.path, memory_limit=limit, allowed_directories=allowed_directories
+            )
+        except StoreError:
             self.con.close()
-            raise StoreError(
-                self.path,
-                f"memory limit {limit!r} not understood ({exc})",
-                f"give a size such as 512MB or 2GB (--memory-limit or ${MEMORY_LIMIT_ENV})",
-            ) from exc
+            raise
         try:
             stored = self._check_version(read_only=read_only)
         except StoreError:
@@ -84,6 +85,12 @@ class Database:
                 "run any command that writes to the store (valuechain import, derive, "
                 "materialize): it undoes the unfinished import first",
             )
+        if stored is not None or not read_only:  # a file without valuechain's tables: nothing
+            try:
+                check_ledger(self.con, self.path)
+            except StoreError:
+                self.con.close()
+                raise
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Database:
@@ -205,13 +212,11 @@ class Database:
         return rows[0] if rows else None
 
     def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
-        """Run ``query`` and return the result as a polars DataFrame."""
-        relation = self.con.sql(query, params=params or None)
-        if relation is None:  # a statement without a result (DDL, INSERT, …)
-            return pl.DataFrame()
-        frame = pl.from_arrow(relation.to_arrow_table())
-        assert isinstance(frame, pl.DataFrame)
-        return frame
+        """Run one reading statement (a user's) and return its result as a polars DataFrame.
+
+        Anything that is not one read is refused (`sandbox.check_reads_only`); the statement
+        runs in a transaction that is rolled back, on a connection that reaches no file."""
+        return read_only_sql(self.con, query, params)
 
     def has_source(self, sha256: str) -> bool:
         """Whether bytes with this sha256 were imported already."""
@@ -328,7 +333,11 @@ def _migrations(stored: int | None, phase: str) -> list[sqlfiles.SqlFile]:
 
 
 def open_database(
-    path: str | Path | None = None, *, read_only: bool = False, memory_limit: str | None = None
+    path: str | Path | None = None,
+    *,
+    read_only: bool = False,
+    memory_limit: str | None = None,
+    allowed_directories: Sequence[Path] = (),
 ) -> Database:
     """Open (creating if needed) the store at ``path`` or the default location."""
     target = Path(path) if path is not None else default_store_path()
@@ -336,7 +345,12 @@ def open_database(
         raise StoreError(
             str(target), "no store here yet", "import something first: valuechain import PATH"
         )
-    return Database(target, read_only=read_only, memory_limit=memory_limit)
+    return Database(
+        target,
+        read_only=read_only,
+        memory_limit=memory_limit,
+        allowed_directories=allowed_directories,
+    )
 
 
 def _undo_statements() -> list[sqlfiles.SqlFile]:
