@@ -40,6 +40,7 @@ class Code(StrEnum):
     E_TOO_LARGE = "E_TOO_LARGE"
     E_UNREADABLE = "E_UNREADABLE"
     E_INVALID_PROTO_RECORD = "E_INVALID_PROTO_RECORD"
+    E_RECORD_TOO_DEEP = "E_RECORD_TOO_DEEP"
     # item errors (the item is quarantined)
     E_MISSING_ID = "E_MISSING_ID"
     E_ZERO_ID = "E_ZERO_ID"
@@ -102,6 +103,10 @@ HINTS: Final[dict[Code, str]] = {
     Code.E_TOO_LARGE: "raise the cap with --max-decompressed-bytes if the file is trusted",
     Code.E_UNREADABLE: "check the path and permissions",
     Code.E_INVALID_PROTO_RECORD: "this protobuf record is quarantined with its byte range",
+    Code.E_RECORD_TOO_DEEP: (
+        "the record nests deeper than any OTLP export does; it is quarantined with its raw "
+        "text, the source's other records are read"
+    ),
     Code.E_MISSING_ID: "every span needs a traceId and a spanId; the span is quarantined",
     Code.E_ZERO_ID: "all-zero ids are invalid in OTLP; the span is quarantined",
     Code.E_BAD_ID_ENCODING: "ids are 32/16 hex characters, or base64 of 16/8 bytes",

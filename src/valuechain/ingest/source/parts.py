@@ -98,7 +98,14 @@ class PartDecoder(RecordDecoder):
             self._records(data, 0, True)
             return
         if data[0] == 0x0A:  # field 1 (resource_spans): perhaps one bare serialized request
-            request = otlp_proto.bare_request(data)
+            try:
+                request = otlp_proto.bare_request(data)
+            except otlp_proto.TooDeepError as exc:
+                self.framing = "single"
+                self.items += 1
+                message = f"{exc} (bytes 0–{len(data)})"
+                self._broken_bytes(Where(0, None, 0), data, Code.E_RECORD_TOO_DEEP, message)
+                return
             if request is not None:
                 self.framing = "single"
                 self.items += 1
@@ -150,10 +157,11 @@ class PartDecoder(RecordDecoder):
                 values = list(json_values.split_values(payload))
                 for item in values:
                     if isinstance(item, json_values.Broken):
+                        too_deep = item.code is Code.E_RECORD_TOO_DEEP
                         self._broken_bytes(
                             where,
                             data[prefix:end],
-                            Code.E_INVALID_RECORD,
+                            item.code if too_deep else Code.E_INVALID_RECORD,
                             f"{item.message} ({span_text})",
                         )
                         break
@@ -165,6 +173,11 @@ class PartDecoder(RecordDecoder):
                 continue
             try:
                 request = otlp_proto.parse_request(payload)
+            except otlp_proto.TooDeepError as exc:
+                self._broken_bytes(
+                    where, data[prefix:end], Code.E_RECORD_TOO_DEEP, f"{exc} ({span_text})"
+                )
+                continue
             except otlp_proto.DecodeError as exc:
                 self._broken_bytes(
                     where,
