@@ -99,7 +99,10 @@ HINTS: Final[dict[Code, str]] = {
     Code.E_TRUNCATED_JSON: "re-download the export, or import with --salvage to keep whole spans",
     Code.E_TRUNCATED_RECORD: "normal for a collector file still being written; re-import later",
     Code.E_INVALID_RECORD: "this record is quarantined; the other records were imported",
-    Code.E_TRUNCATED_COMPRESSION: "the compressed stream ends early; re-copy the file",
+    Code.E_TRUNCATED_COMPRESSION: (
+        "the compressed data ends early (a cut copy, or a file still being written); "
+        "re-copy the file or re-import it later"
+    ),
     Code.E_TOO_LARGE: "raise the cap with --max-decompressed-bytes if the file is trusted",
     Code.E_UNREADABLE: "check the path and permissions",
     Code.E_INVALID_PROTO_RECORD: "this protobuf record is quarantined with its byte range",

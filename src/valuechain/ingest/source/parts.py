@@ -136,6 +136,9 @@ class PartDecoder(RecordDecoder):
                     if size_known
                     else "the input ends inside a record's length prefix"
                 )
+                if final and data[begin : begin + len(ZSTD_MAGIC)] == ZSTD_MAGIC:
+                    # legacy zstd: each record is one compressed frame, and this one is cut
+                    code, what = Code.E_TRUNCATED_COMPRESSION, "the last zstd record is cut short"
                 if end - begin > framing.MAX_RECORD_BYTES:
                     code, what = Code.E_INVALID_RECORD, "a length prefix beyond any record size"
                 self._broken_bytes(where, data[prefix:], code, f"{what} ({span_text})")
