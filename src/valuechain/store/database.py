@@ -194,6 +194,12 @@ class Database:
         row = self.fetch_one("SELECT count(*) FROM core.sources WHERE sha256 = $s", {"s": sha256})
         return bool(row and row[0])
 
+    def stored_source(self, sha256: str) -> tuple[str, str | None, str | None, int] | None:
+        """Bytes already imported: (status, first error code, its message, error count)."""
+        sql = sqlfiles.statement("ingest/020_stored_source.sql")
+        row = self.fetch_one(sql.text, sql.bind({"sha256": sha256}))
+        return (row[0], row[1], row[2], int(row[3])) if row else None
+
     def next_import_id(self) -> int:
         row = self.fetch_one("SELECT coalesce(max(import_id), 0) + 1 FROM core.sources")
         return int(row[0]) if row else 1
