@@ -199,9 +199,9 @@ def _unchanged(
     """Bytes already imported are not read again; a strict gate still fails on the error-severity
     issues they were accepted with (every partial source has one), though the store keeps them."""
     stored = db.stored_source(sha256) if options.strict else None
-    if stored is None or stored[1] is None:
+    status, code, message, errors = stored or ("", None, None, 0)
+    if code is None:
         return SourceResult(name, "unchanged", bytes=size)
-    status, code, message, errors = stored
     error = IngestError(
         name,
         None,
