@@ -22,6 +22,7 @@ import pyarrow as pa
 from valuechain._version import __version__
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
+from valuechain.store.memory_limit import memory_limit_bytes
 
 STORE_SCHEMA_VERSION = 3  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
@@ -49,6 +50,7 @@ class Database:
     ) -> None:
         self.path = str(path)
         limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
+        memory_limit_bytes(limit, "memory_limit" if memory_limit else f"${MEMORY_LIMIT_ENV}")
         try:
             self.con = duckdb.connect(self.path, read_only=read_only)
         except duckdb.Error as exc:
