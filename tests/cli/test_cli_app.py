@@ -88,7 +88,7 @@ def test_memory_limit_option_reaches_the_store(store: Path, tmp_path: Path) -> N
         for result in (bad, from_env):
             assert result.exit_code == 2  # a usage error, before anything runs
             assert "Traceback" not in result.output
-            assert f"Invalid value for '--memory-limit'" in result.stderr
+            assert "Invalid value for '--memory-limit'" in result.stderr
             assert f"memory limit '{limit}' {problem}" in result.stderr
 
 
