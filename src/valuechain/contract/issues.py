@@ -98,7 +98,9 @@ HINTS: Final[dict[Code, str]] = {
     Code.E_NO_TRACES: "the file holds other signals only; point valuechain at the trace export",
     Code.E_TRUNCATED_JSON: "re-download the export, or import with --salvage to keep whole spans",
     Code.E_TRUNCATED_RECORD: "normal for a collector file still being written; re-import later",
-    Code.E_INVALID_RECORD: "this record is quarantined; the other records were imported",
+    Code.E_INVALID_RECORD: (
+        "this record is quarantined with its raw text; the source's other records are read"
+    ),
     Code.E_TRUNCATED_COMPRESSION: (
         "the compressed data ends early (a cut copy, or a file still being written); "
         "re-copy the file or re-import it later"
@@ -108,7 +110,7 @@ HINTS: Final[dict[Code, str]] = {
     Code.E_INVALID_PROTO_RECORD: "this protobuf record is quarantined with its byte range",
     Code.E_RECORD_TOO_DEEP: (
         "the record nests deeper than any OTLP export does; it is quarantined with its raw "
-        "text, the source's other records are read"
+        "text; the source's other records are read"
     ),
     Code.E_MISSING_ID: "every span needs a traceId and a spanId; the span is quarantined",
     Code.E_ZERO_ID: "all-zero ids are invalid in OTLP; the span is quarantined",
