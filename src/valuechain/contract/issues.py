@@ -233,6 +233,7 @@ class Issue:
     value_excerpt: str | None = None
     span_row: int | None = None
     occurrences: int = 1
+    column: int | None = None  # of a value inside a multi-line document (not stored)
 
     @property
     def severity(self) -> Severity:

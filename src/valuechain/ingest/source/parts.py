@@ -17,6 +17,7 @@ import orjson
 from valuechain.contract.issues import Code, Issue
 from valuechain.ingest.bytes import framing, json_values
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
+from valuechain.ingest.bytes.json_locate import Locator
 from valuechain.ingest.bytes.recognise import describe_text
 from valuechain.ingest.otlp import proto as otlp_proto
 from valuechain.ingest.source.decoded import DecodeOptions
@@ -84,6 +85,7 @@ class PartDecoder(RecordDecoder):
                 self.framing = "single"
                 return
             self.run_values(json_values.split_values(data))
+            self._locate_issues(data)
             return
         if not head:
             self.reject(
@@ -112,6 +114,21 @@ class PartDecoder(RecordDecoder):
                 self._proto(request, 0)
                 return
         self.reject(Code.E_NOT_OTLP, "byte 0", describe_text(data))
+
+    def _locate_issues(self, data: bytes) -> None:
+        """Issues of a multi-line document (pretty-printed, alone or concatenated) at their
+        value, not at the line and byte where the document starts. A value on its record's
+        first line keeps the record's place, so NDJSON reads the same whole or in parts."""
+        locators: dict[int, Locator] = {}
+        for issue in self.log.issues:
+            if issue.json_path is None or issue.line is None or issue.byte_offset is None:
+                continue
+            start = issue.byte_offset
+            locator = locators.get(start) or locators.setdefault(start, Locator(data, start))
+            offset = locator.offset(issue.json_path)
+            if offset is not None and data.find(b"\n", start, offset) >= 0:
+                issue.byte_offset = offset
+                issue.line, issue.column = locator.line_column(offset)
 
     def _whole_fast(self, data: bytes) -> bool:
         body, line, offset = json_values.first_value(data)
