@@ -60,14 +60,21 @@ class Locator:
         return self.data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
     # ------------------------------------------------------------------ scanning
+    def _enter(self, prefix: str, pos: int, opener: bytes) -> tuple[int, int] | None:
+        """Where to go on scanning a container: (next item, its position), None if ``pos`` does
+        not open one."""
+        resume = self._resume.get(prefix)
+        if resume is not None:
+            return resume
+        at = _skip_space(self.data, pos)
+        return (0, at + 1) if self.data[at : at + 1] == opener else None
+
     def _member(self, prefix: str, pos: int, key: str) -> int | None:
         data, wanted = self.data, _norm(key)
-        i, at = self._resume.get(prefix, (0, -1))
-        if at < 0:
-            at = _skip_space(data, pos)
-            if data[at : at + 1] != b"{":
-                return None
-            at += 1
+        entered = self._enter(prefix, pos, b"{")
+        if entered is None:
+            return None
+        i, at = entered
         while True:
             at = _skip_space(data, at)
             if data[at : at + 1] != b'"':
@@ -91,12 +98,10 @@ class Locator:
 
     def _element(self, prefix: str, pos: int, index: int) -> int | None:
         data = self.data
-        i, at = self._resume.get(prefix, (0, -1))
-        if at < 0:
-            at = _skip_space(data, pos)
-            if data[at : at + 1] != b"[":
-                return None
-            at += 1
+        entered = self._enter(prefix, pos, b"[")
+        if entered is None:
+            return None
+        i, at = entered
         while i <= index:
             value = _skip_space(data, at)
             if data[value : value + 1] in (b"]", b""):
