@@ -82,11 +82,14 @@ def test_memory_limit_option_reaches_the_store(store: Path, tmp_path: Path) -> N
     sample = tmp_path / "s.json"
     sample.write_bytes(b'{"resourceSpans":[]}')
     assert run("--store", store, "--memory-limit", "600MB", "import", sample).exit_code == 0
-    bad = run("--store", store, "--memory-limit", "lots", "import", sample)
-    assert bad.exit_code == 1  # the command could not run
-    assert "memory limit 'lots' not understood" in red_line(bad)
-    from_env = run("--store", store, "import", sample, env={"VALUECHAIN_MEMORY_LIMIT": "lots"})
-    assert "not understood" in red_line(from_env)
+    for limit, problem in (("lots", "is not a size"), ("1MB", "is below the minimum of 64MB")):
+        bad = run("--store", store, "--memory-limit", limit, "import", sample)
+        from_env = run("--store", store, "import", sample, env={"VALUECHAIN_MEMORY_LIMIT": limit})
+        for result in (bad, from_env):
+            assert result.exit_code == 2  # a usage error, before anything runs
+            assert "Traceback" not in result.output
+            assert "Invalid value for '--memory-limit'" in result.stderr
+            assert f"memory limit '{limit}' {problem}" in result.stderr
 
 
 def test_an_unwritable_output_is_one_red_line(example_store: str) -> None:

@@ -54,6 +54,9 @@ def test_import_strict_flag(store: Path, otlp: SimpleNamespace, write: Write) ->
     with Database(store, read_only=True) as db:
         assert db.sql("SELECT count(*) FROM imports").item() == 0
     assert run("--store", store, "import", path).exit_code == 0
+    again = run("--store", store, "import", "--strict", path)  # accepted with an error
+    assert again.exit_code == 1
+    assert "already in the store, accepted as ok with 1 error" in again.stderr
 
 
 def test_import_salvage_flag(store: Path, otlp: SimpleNamespace, write: Write) -> None:

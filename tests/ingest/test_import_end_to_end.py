@@ -69,9 +69,15 @@ REJECTED: list[tuple[str, Callable[[SimpleNamespace], bytes], str, tuple[str, ..
     ),
     (
         "gzip-of-a-truncated-document",
-        lambda o: gzip.compress(three_spans(o))[:-30],
+        lambda o: gzip.compress(cut_in_third_span(three_spans(o))),
         "E_TRUNCATED_JSON",
         ("ends inside a value",),
+    ),
+    (
+        "truncated-gzip-of-a-document",
+        lambda o: gzip.compress(three_spans(o))[:-30],
+        "E_TRUNCATED_COMPRESSION",
+        ("the gzip stream ends early", "ends inside a value"),
     ),
     (
         "phoenix-span-json",

@@ -81,6 +81,25 @@ def test_strict_rejects_a_partial_stream(
     assert dump(db) == before
 
 
+def test_strict_fails_on_a_partial_source_already_in_the_store(
+    db: Database, otlp: SimpleNamespace, write: Write, dump: Dump
+) -> None:
+    data = otlp.ndjson(otlp.request(otlp.span(1)))[:-1] + b"\n" + b'{"resourceSpans": ['
+    live = write("live.jsonl", data)
+    clean = write("clean.json", otlp.request(otlp.span(2)))
+    assert [s.outcome for s in import_paths(db, [live, clean]).sources] == ["partial", "imported"]
+    before = dump(db)
+    report = import_paths(db, [live, clean], ImportOptions(strict=True))
+    assert [s.outcome for s in report.sources] == ["rejected", "unchanged"]
+    assert not report.ok
+    error = report.sources[0].error
+    assert error is not None and error.code == "E_TRUNCATED_RECORD"
+    assert "already in the store, accepted as partial with 1 error issue(s)" in error.problem
+    assert "(--strict)" in error.problem and "kept as it is" in str(error)
+    assert dump(db) == before  # the gate fails; the store keeps the stored copy untouched
+    assert import_paths(db, [live]).sources[0].outcome == "unchanged"  # not strict: as before
+
+
 def test_import_ids_group_the_sources_of_one_call(
     db: Database, otlp: SimpleNamespace, write: Write
 ) -> None:

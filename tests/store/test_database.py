@@ -13,7 +13,7 @@ import pytest
 from evidence_builders import FIRST_TRACE, contract, request, resource, trial_spans
 
 import valuechain
-from valuechain.errors import StoreError, VersionAheadError
+from valuechain.errors import StoreError, UsageError, VersionAheadError
 from valuechain.pipeline.derive import load_trials
 from valuechain.pipeline.imports import ImportOptions, import_file, import_paths
 from valuechain.store import STORE_SCHEMA_VERSION, Database, open_database
@@ -181,8 +181,8 @@ def test_the_engine_memory_is_bounded_by_default_and_configurable(
     monkeypatch.setenv("VALUECHAIN_MEMORY_LIMIT", "2GB")
     with Database(tmp_path / "a.duckdb") as db:
         assert _memory_limit(db.con) == _as_duckdb_prints("2GB")
-    with pytest.raises(StoreError, match="memory limit 'lots' not understood") as bad:
-        Database(tmp_path / "a.duckdb", memory_limit="lots")
+    with pytest.raises(UsageError, match="memory limit 'lots' is not a size") as bad:
+        Database(tmp_path / "a.duckdb", memory_limit="lots")  # checked before DuckDB sees it
     assert "512MB" in bad.value.render()
     with Database(tmp_path / "a.duckdb", memory_limit="300MB") as db:  # released after the error
         assert _memory_limit(db.con) == _as_duckdb_prints("300MB")

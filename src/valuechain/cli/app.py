@@ -21,6 +21,7 @@ from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.formats import Format, render_bytes, to_rich_table
 from valuechain.store import default_store_path
+from valuechain.store.memory_limit import memory_limit_bytes
 
 out = Console()
 err = Console(stderr=True)
@@ -41,6 +42,16 @@ def fail(message: str) -> NoReturn:
     sys.exit(1)
 
 
+def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """The store's check of the size, as a usage error of the option (or its variable)."""
+    if value is not None:
+        try:
+            memory_limit_bytes(value, "--memory-limit")
+        except UsageError as exc:
+            raise click.BadParameter(f"{exc.problem}. Hint: {exc.hint}") from None
+    return value
+
+
 @click.group(cls=Boundary, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="valuechain")
 @click.option(
@@ -56,6 +67,7 @@ def fail(message: str) -> NoReturn:
     envvar="VALUECHAIN_MEMORY_LIMIT",
     show_envvar=True,
     metavar="SIZE",
+    callback=_memory_limit,
     help="Most memory the store's engine may use, e.g. 512MB (default 1GB); it spills beyond.",
 )
 @click.pass_context

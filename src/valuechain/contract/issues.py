@@ -40,6 +40,7 @@ class Code(StrEnum):
     E_TOO_LARGE = "E_TOO_LARGE"
     E_UNREADABLE = "E_UNREADABLE"
     E_INVALID_PROTO_RECORD = "E_INVALID_PROTO_RECORD"
+    E_RECORD_TOO_DEEP = "E_RECORD_TOO_DEEP"
     # item errors (the item is quarantined)
     E_MISSING_ID = "E_MISSING_ID"
     E_ZERO_ID = "E_ZERO_ID"
@@ -97,11 +98,20 @@ HINTS: Final[dict[Code, str]] = {
     Code.E_NO_TRACES: "the file holds other signals only; point valuechain at the trace export",
     Code.E_TRUNCATED_JSON: "re-download the export, or import with --salvage to keep whole spans",
     Code.E_TRUNCATED_RECORD: "normal for a collector file still being written; re-import later",
-    Code.E_INVALID_RECORD: "this record is quarantined; the other records were imported",
-    Code.E_TRUNCATED_COMPRESSION: "the compressed stream ends early; re-copy the file",
+    Code.E_INVALID_RECORD: (
+        "this record is quarantined with its raw text; the source's other records are read"
+    ),
+    Code.E_TRUNCATED_COMPRESSION: (
+        "the compressed data ends early (a cut copy, or a file still being written); "
+        "re-copy the file or re-import it later"
+    ),
     Code.E_TOO_LARGE: "raise the cap with --max-decompressed-bytes if the file is trusted",
     Code.E_UNREADABLE: "check the path and permissions",
     Code.E_INVALID_PROTO_RECORD: "this protobuf record is quarantined with its byte range",
+    Code.E_RECORD_TOO_DEEP: (
+        "the record nests deeper than any OTLP export does; it is quarantined with its raw "
+        "text; the source's other records are read"
+    ),
     Code.E_MISSING_ID: "every span needs a traceId and a spanId; the span is quarantined",
     Code.E_ZERO_ID: "all-zero ids are invalid in OTLP; the span is quarantined",
     Code.E_BAD_ID_ENCODING: "ids are 32/16 hex characters, or base64 of 16/8 bytes",
@@ -223,6 +233,7 @@ class Issue:
     value_excerpt: str | None = None
     span_row: int | None = None
     occurrences: int = 1
+    column: int | None = None  # of a value inside a multi-line document (not stored)
 
     @property
     def severity(self) -> Severity:

@@ -214,7 +214,7 @@ def import_file(
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
     if db.has_source(sha256):
-        return SourceResult(name, "unchanged", bytes=size)
+        return _unchanged(db, name, sha256, size, options)
     executor = pool.executor_for(size, options.decode) if pool is not None else None
     chunks = file_chunks(path, min(options.decode.batch_bytes, READ_CHUNK))
     stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
@@ -234,6 +234,27 @@ def import_file(
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
     return _committed(result, decoded, committed, trace_ids)
+
+
+def _unchanged(
+    db: Database, name: str, sha256: str, size: int, options: ImportOptions
+) -> SourceResult:
+    """Bytes already imported are not read again; a strict gate still fails on the error-severity
+    issues they were accepted with (every partial source has one), though the store keeps them."""
+    stored = db.stored_source(sha256) if options.strict else None
+    status, code, message, errors = stored or ("", None, None, 0)
+    if code is None:
+        return SourceResult(name, "unchanged", bytes=size)
+    error = IngestError(
+        name,
+        None,
+        f"already in the store, accepted as {status} with {errors} error issue(s); the first "
+        f"{code}: {message} (--strict)",
+        "the stored copy is kept as it is (`valuechain issues --source` lists its issues); "
+        "import a whole export to pass the gate",
+        code=code,
+    )
+    return SourceResult(name, "rejected", bytes=size, error=error)
 
 
 def _digest(path: Path) -> tuple[str, int]:

@@ -26,6 +26,7 @@ from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
 from valuechain.store.consistency import check_ledger
 from valuechain.store.sandbox import read_only_sql, sandbox
+from valuechain.store.memory_limit import memory_limit_bytes
 
 STORE_SCHEMA_VERSION = 4  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
@@ -54,6 +55,7 @@ class Database:
     ) -> None:
         self.path = str(path)
         limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
+        memory_limit_bytes(limit, "memory_limit" if memory_limit else f"${MEMORY_LIMIT_ENV}")
         try:
             self.con = duckdb.connect(self.path, read_only=read_only)
         except duckdb.Error as exc:
@@ -222,6 +224,12 @@ class Database:
         """Whether bytes with this sha256 were imported already."""
         row = self.fetch_one("SELECT count(*) FROM core.sources WHERE sha256 = $s", {"s": sha256})
         return bool(row and row[0])
+
+    def stored_source(self, sha256: str) -> tuple[str, str | None, str | None, int] | None:
+        """Bytes already imported: (status, first error code, its message, error count)."""
+        sql = sqlfiles.statement("ingest/020_stored_source.sql")
+        row = self.fetch_one(sql.text, sql.bind({"sha256": sha256}))
+        return (row[0], row[1], row[2], int(row[3])) if row else None
 
     def next_import_id(self) -> int:
         row = self.fetch_one("SELECT coalesce(max(import_id), 0) + 1 FROM core.sources")

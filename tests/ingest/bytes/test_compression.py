@@ -10,7 +10,8 @@ import struct
 from pathlib import Path
 from types import SimpleNamespace
 
-from ingest_builders import SMALL, ndjson_lines
+import pytest
+from ingest_builders import SMALL, length_prefixed, ndjson_lines, three_spans
 
 from valuechain.ingest.bytes.compression import Unpacker, zstd_compress
 from valuechain.ingest.decode import decode_export
@@ -42,6 +43,41 @@ def test_truncated_zstd_keeps_the_complete_records(tmp_path: Path) -> None:
     assert decoded.status == "partial"
     assert decoded.issue_counts()["E_TRUNCATED_COMPRESSION"] == 1
     assert decoded.accounting.records_ingested == 1
+
+
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data)
+
+
+def _zstd_legacy(data: bytes) -> bytes:
+    return length_prefixed(zstd_compress(data))
+
+
+# A stream cut before anything whole came out: rejected for the cut, never "the input is empty"
+@pytest.mark.parametrize("compress", [_gzip, zstd_compress, _zstd_legacy])
+@pytest.mark.parametrize("keep", [10, 100, 0.5])
+@pytest.mark.parametrize("body", ["document", "ndjson"])
+def test_a_stream_cut_before_any_record_is_a_truncated_compression(
+    otlp: SimpleNamespace, compress: object, keep: float, body: str
+) -> None:
+    raw = three_spans(otlp) if body == "document" else b"\n".join(ndjson_lines(otlp, 3))
+    assert callable(compress)
+    data = compress(raw)
+    cut = data[: int(len(data) * keep) if keep < 1 else int(keep)]
+    out = decode_export(cut, "cut.out")
+    assert out.status == "rejected"
+    assert out.rejection is not None and out.rejection.code == "E_TRUNCATED_COMPRESSION"
+    assert "empty" not in str(out.rejection)
+    assert "ends early" in str(out.rejection) or "cut short" in str(out.rejection)
+    assert out.issue_counts() == {"E_TRUNCATED_COMPRESSION": 1}
+
+
+def test_a_cut_document_keeps_the_salvage_hint(otlp: SimpleNamespace) -> None:
+    data = gzip.compress(three_spans(otlp))
+    cut = decode_export(data[: len(data) - 12], "cut.json.gz")
+    assert cut.rejection is not None and cut.rejection.code == "E_TRUNCATED_COMPRESSION"
+    assert "the gzip stream ends early" in cut.rejection.problem
+    assert "--salvage" in str(cut.rejection)
 
 
 def test_gzip_streaming_matches_the_one_shot_decompressor(otlp: SimpleNamespace) -> None:

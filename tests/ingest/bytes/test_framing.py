@@ -84,5 +84,5 @@ def test_document_nested_beyond_any_parser_is_rejected_not_a_crash() -> None:
     data = b'{"resourceSpans":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     out = decode_export(data, "deep.json")
     assert out.status == "rejected"
-    assert out.rejection is not None and out.rejection.code == "E_INVALID_RECORD"
-    assert "nested too deeply" in str(out.rejection)
+    assert out.rejection is not None and out.rejection.code == "E_RECORD_TOO_DEEP"
+    assert "nests deeper" in str(out.rejection)

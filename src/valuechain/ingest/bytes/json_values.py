@@ -43,7 +43,7 @@ class Value:
 class Broken:
     """A stretch of input that is not a JSON value."""
 
-    code: Code  # E_INVALID_RECORD | E_TRUNCATED_RECORD | E_TRUNCATED_JSON | E_INVALID_PROTO_RECORD
+    code: Code  # E_INVALID_RECORD | E_TRUNCATED_RECORD | E_TRUNCATED_JSON | E_RECORD_TOO_DEEP
     line: int | None
     byte_offset: int
     end_offset: int
@@ -171,11 +171,20 @@ def split_lines(
             yield value
             continue
         tail = number - first_line == last and (not ends_with_newline or "end of data" in error)
-        code = Code.E_TRUNCATED_RECORD if tail else Code.E_INVALID_RECORD
-        what = "the last line ends inside a JSON value" if tail else f"not valid JSON ({error})"
+        if error.startswith(_DEPTH_ERROR):
+            code, what = Code.E_RECORD_TOO_DEEP, TOO_DEEP_MESSAGE
+        elif tail:
+            code, what = Code.E_TRUNCATED_RECORD, "the last line ends inside a JSON value"
+        else:
+            code, what = Code.E_INVALID_RECORD, f"not valid JSON ({error})"
         yield Broken(code, number, start + here, start + here + len(raw), what, text)
 
 
+# orjson refuses values nested beyond 1024 levels; the stdlib parser raises RecursionError
+# about as deep. Neither is OTLP (nesting beyond 64 AnyValue levels is quarantined anyway,
+# TRACE-FORMAT §5.2), so such a record is quarantined whole with its raw text.
+_DEPTH_ERROR = "depth limit exceeded"
+TOO_DEEP_MESSAGE = "the record nests deeper than a JSON reader follows (about 1,000 levels)"
 _RESYNC = re.compile(r"\n(?=[{\[])")
 # What a value cut off by the end of the input leaves after the parser's error position: a
 # prefix of a literal or a number, or of a \u escape (TRACE-FORMAT §5.2 truncation cases).
@@ -213,13 +222,12 @@ def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
             resync = _RESYNC.search(text, pos + 1)
             end = resync.start() + 1 if resync else len(text)
             raw = text[pos:end]
-            message = "not valid JSON (nested too deeply to parse)"
             yield Broken(
-                Code.E_INVALID_RECORD,
+                Code.E_RECORD_TOO_DEEP,
                 line,
                 byte_offset,
                 byte_offset + len(raw.encode()),
-                message,
+                TOO_DEEP_MESSAGE,
                 raw,
             )
         except json.JSONDecodeError as exc:

@@ -167,8 +167,8 @@ class FastDecoder(FastAttributes):
         """Append the rows of one canonical record; False (nothing written) otherwise."""
         try:
             request = _DECODER.decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return False
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return False  # RecursionError: nested beyond msgspec's stack; the reference caps it
         if not request.resource_spans:
             return False
         cols = self.spans.cols

@@ -11,6 +11,7 @@ the fast path (``fast.py``) appends to the same columns.
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import orjson
@@ -281,5 +282,9 @@ def raw_json(raw: Any) -> str:
     """Raw JSON text of a quarantined or unknown item."""
     try:
         return orjson.dumps(raw).decode()
-    except TypeError:  # NaN-bearing values parsed by the lenient path serialise fine; others:
+    except TypeError:  # NaN-bearing values parsed by the lenient path serialise fine; others
+        pass  # (nesting beyond orjson's 255 levels, a quarantined too-deep attribute) below
+    try:
+        return json.dumps(raw, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
         return repr(raw)

@@ -22,22 +22,105 @@ from typing import Any
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-__all__ = ["DecodeError", "bare_request", "parse_request", "request_to_json"]
+try:  # the upb backend (the default) refuses messages nested beyond 100 levels
+    from google._upb import _message as _upb  # type: ignore[import-untyped]
+except ImportError:  # pragma: no cover - another protobuf backend
+    _upb = None
+
+__all__ = ["DecodeError", "TooDeepError", "bare_request", "parse_request", "request_to_json"]
+
+_UPB_DEPTH = 100  # upb's default message nesting limit
+# Message levels a request may nest and still be parsed: the envelope (request, resource
+# spans, scope spans, span, event, key-value: 6) and three per kvlist level, so an AnyValue
+# just beyond TRACE-FORMAT's cap of 64 levels parses and only its attribute is quarantined.
+MAX_WIRE_DEPTH = 256
+
+
+class TooDeepError(Exception):
+    """A request nested beyond ``MAX_WIRE_DEPTH`` messages: the record is quarantined."""
 
 
 def parse_request(data: bytes) -> Any:
-    """Parse one serialized request; raises ``DecodeError`` when the bytes are not one."""
+    """Parse one serialized request; raises ``DecodeError`` when the bytes are not one, and
+    ``TooDeepError`` when they are one nested too deeply to parse.
+
+    Nesting between upb's limit and ``MAX_WIRE_DEPTH`` is parsed again with the limit lifted
+    (measured first without recursion, so the C parser never follows unbounded nesting);
+    deeper raises ``TooDeepError``.
+    """
     request = ExportTraceServiceRequest()
-    request.ParseFromString(data)
+    try:
+        request.ParseFromString(data)
+    except DecodeError:
+        depth = wire_depth(data, MAX_WIRE_DEPTH)
+        if depth <= _UPB_DEPTH or _upb is None:
+            raise
+        if depth > MAX_WIRE_DEPTH:
+            raise TooDeepError(
+                f"the record nests messages deeper than {MAX_WIRE_DEPTH} levels"
+            ) from None
+        _upb.SetAllowOversizeProtos(True)
+        try:
+            request.ParseFromString(data)
+        finally:
+            _upb.SetAllowOversizeProtos(False)
     return request
+
+
+def wire_depth(data: bytes, limit: int) -> int:
+    """How deep the messages of a serialized request nest (counting stops beyond ``limit``);
+    0 when the bytes are not the wire format of one. Iterative: it never recurses."""
+    stack = [(ExportTraceServiceRequest.DESCRIPTOR, len(data))]
+    pos, deepest = 0, 1
+    while stack:
+        descriptor, end = stack[-1]
+        if pos >= end:
+            stack.pop()
+            continue
+        tag, pos = _varint(data, pos)
+        wire = tag & 7
+        if wire == 0:
+            pos = _varint(data, pos)[1]
+        elif wire in (1, 5):
+            pos += 8 if wire == 1 else 4
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            if pos + size > end:
+                return 0
+            field = descriptor.fields_by_number.get(tag >> 3)
+            if field is not None and field.message_type is not None:
+                stack.append((field.message_type, pos + size))
+                deepest = max(deepest, len(stack))
+                if deepest > limit:
+                    return deepest
+                continue
+            pos += size
+        else:  # groups (deprecated) or garbage
+            return 0
+        if pos > end:
+            return 0
+    return deepest
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while pos < len(data):
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+    return -1, len(data) + 1  # cut short: the caller sees pos beyond the end
 
 
 def bare_request(data: bytes) -> Any:
     """``data`` as one ExportTraceServiceRequest, if it parses as one that holds a real span
-    (text that happens to start with a newline does not)."""
+    (text that happens to start with a newline does not); ``TooDeepError`` when it is one
+    nested too deeply to parse."""
     try:
         request = parse_request(data)
-    except DecodeError:
+    except DecodeError:  # TooDeepError is not one: it propagates
         return None
     for rs in request.resource_spans:
         for ss in rs.scope_spans:

@@ -58,6 +58,10 @@ class IssueLog:
 
 
 def pointer(issue: Issue) -> str | None:
-    """Where an issue is, as an error message leads with it: ``line 42: resourceSpans[0]…``."""
-    parts = [f"line {issue.line}" if issue.line is not None else None, issue.json_path]
+    """Where an issue is, as an error message leads with it: ``line 42: resourceSpans[0]…``
+    (``line 42, column 7: …`` inside a multi-line document)."""
+    line = f"line {issue.line}" if issue.line is not None else None
+    if line and issue.column is not None:
+        line += f", column {issue.column}"
+    parts = [line, issue.json_path]
     return ": ".join(p for p in parts if p) or None

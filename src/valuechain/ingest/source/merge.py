@@ -210,7 +210,8 @@ class SourceMerger:
                 )
             first = next((i for i in self.all_issues() if i.severity.value == "error"), None)
             if first is not None:  # already in the log: not counted twice
-                return self._reject(first.code, pointer(first), first.message, log=False)
+                hint = _nothing_imported(acct.records_read)
+                return self._reject(first.code, pointer(first), first.message, hint, log=False)
             return self._reject(Code.E_NO_TRACES, None, "no trace records")
         encodings = self.id_encodings
         if encodings == {"hex", "base64"}:
@@ -260,6 +261,13 @@ class SourceMerger:
             self.out.source, pointer_, problem, hint or HINTS[code], code=code.value
         )
         return self.out
+
+
+def _nothing_imported(records: int) -> str:
+    """The hint of a source whose every record was quarantined, counted as it happened (the
+    code's own hint speaks of "the rest", which a rejected source does not have)."""
+    what = "its only record was" if records == 1 else f"all {records} of its records were"
+    return f"nothing was imported: {what} quarantined; repair or re-export the source"
 
 
 def _concat(batches: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:

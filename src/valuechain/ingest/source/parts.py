@@ -17,6 +17,7 @@ import orjson
 from valuechain.contract.issues import Code, Issue
 from valuechain.ingest.bytes import framing, json_values
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
+from valuechain.ingest.bytes.json_locate import Locator
 from valuechain.ingest.bytes.recognise import describe_text
 from valuechain.ingest.otlp import proto as otlp_proto
 from valuechain.ingest.source.decoded import DecodeOptions
@@ -84,6 +85,7 @@ class PartDecoder(RecordDecoder):
                 self.framing = "single"
                 return
             self.run_values(json_values.split_values(data))
+            self._locate_issues(data)
             return
         if not head:
             self.reject(
@@ -98,13 +100,35 @@ class PartDecoder(RecordDecoder):
             self._records(data, 0, True)
             return
         if data[0] == 0x0A:  # field 1 (resource_spans): perhaps one bare serialized request
-            request = otlp_proto.bare_request(data)
+            try:
+                request = otlp_proto.bare_request(data)
+            except otlp_proto.TooDeepError as exc:
+                self.framing = "single"
+                self.items += 1
+                message = f"{exc} (bytes 0–{len(data)})"
+                self._broken_bytes(Where(0, None, 0), data, Code.E_RECORD_TOO_DEEP, message)
+                return
             if request is not None:
                 self.framing = "single"
                 self.items += 1
                 self._proto(request, 0)
                 return
         self.reject(Code.E_NOT_OTLP, "byte 0", describe_text(data))
+
+    def _locate_issues(self, data: bytes) -> None:
+        """Issues of a multi-line document (pretty-printed, alone or concatenated) at their
+        value, not at the line and byte where the document starts. A value on its record's
+        first line keeps the record's place, so NDJSON reads the same whole or in parts."""
+        locators: dict[int, Locator] = {}
+        for issue in self.log.issues:
+            if issue.json_path is None or issue.line is None or issue.byte_offset is None:
+                continue
+            start = issue.byte_offset
+            locator = locators.get(start) or locators.setdefault(start, Locator(data, start))
+            offset = locator.offset(issue.json_path)
+            if offset is not None and data.find(b"\n", start, offset) >= 0:
+                issue.byte_offset = offset
+                issue.line, issue.column = locator.line_column(offset)
 
     def _whole_fast(self, data: bytes) -> bool:
         body, line, offset = json_values.first_value(data)
@@ -129,6 +153,9 @@ class PartDecoder(RecordDecoder):
                     if size_known
                     else "the input ends inside a record's length prefix"
                 )
+                if final and data[begin : begin + len(ZSTD_MAGIC)] == ZSTD_MAGIC:
+                    # legacy zstd: each record is one compressed frame, and this one is cut
+                    code, what = Code.E_TRUNCATED_COMPRESSION, "the last zstd record is cut short"
                 if end - begin > framing.MAX_RECORD_BYTES:
                     code, what = Code.E_INVALID_RECORD, "a length prefix beyond any record size"
                 self._broken_bytes(where, data[prefix:], code, f"{what} ({span_text})")
@@ -150,10 +177,11 @@ class PartDecoder(RecordDecoder):
                 values = list(json_values.split_values(payload))
                 for item in values:
                     if isinstance(item, json_values.Broken):
+                        too_deep = item.code is Code.E_RECORD_TOO_DEEP
                         self._broken_bytes(
                             where,
                             data[prefix:end],
-                            Code.E_INVALID_RECORD,
+                            item.code if too_deep else Code.E_INVALID_RECORD,
                             f"{item.message} ({span_text})",
                         )
                         break
@@ -165,6 +193,11 @@ class PartDecoder(RecordDecoder):
                 continue
             try:
                 request = otlp_proto.parse_request(payload)
+            except otlp_proto.TooDeepError as exc:
+                self._broken_bytes(
+                    where, data[prefix:end], Code.E_RECORD_TOO_DEEP, f"{exc} ({span_text})"
+                )
+                continue
             except otlp_proto.DecodeError as exc:
                 self._broken_bytes(
                     where,

@@ -116,7 +116,11 @@ class RecordDecoder:
         self.proto_records += 1
         canonical = otlp_proto.request_to_json(request)
         where = Where(self.acct.records_read, None, byte_offset)
-        if not self._took_fast(orjson.dumps(canonical), where):
+        try:
+            raw = orjson.dumps(canonical)
+        except TypeError:  # nested beyond orjson's 255 levels: the reference caps the depth
+            raw = b""
+        if not raw or not self._took_fast(raw, where):
             self.record(canonical, json_values.Value(None, None, byte_offset))
 
     # ------------------------------------------------------------------ values

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 
-from valuechain.contract.issues import Code
+from valuechain.contract.issues import HINTS, Code
 from valuechain.ingest.bytes import framing
 from valuechain.ingest.bytes.compression import Unpacker
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import Batch, SourceMerger
 from valuechain.ingest.source.parts import decode_part
-from valuechain.ingest.source.records import PartResult
+from valuechain.ingest.source.records import PartResult, Rejection
 
 
 # ---------------------------------------------------------------------------- streaming
@@ -63,6 +63,8 @@ class SourceStream:
                 break
         if unpacker.problem is not None:
             merger.problem(unpacker.problem, unpacker.message or "")
+            if unpacker.problem is Code.E_TRUNCATED_COMPRESSION:
+                _blame_the_cut(merger, unpacker.message or "")
         self._result = merger.finish(
             unpacker.compression,
             framer.framing if framer.streamed else None,
@@ -82,3 +84,21 @@ class SourceStream:
                 yield pending.pop(0).result()
         while pending:
             yield pending.pop(0).result()
+
+
+def _blame_the_cut(merger: SourceMerger, cut: str) -> None:
+    """A source rejected for what a cut compressed stream left (no bytes at all: "empty"; a
+    document ending inside a value) is rejected for the cut itself (TRACE-FORMAT §5.2)."""
+    seen = merger.rejection
+    if seen is None:
+        return
+    problem = cut if seen.code is Code.E_NO_TRACES else f"{cut}; {seen.problem}"
+    hint = seen.hint if seen.code is Code.E_TRUNCATED_JSON else None
+    # the cut is already logged (``merger.problem``): the rejection does not log it again
+    merger.rejection = Rejection(
+        Code.E_TRUNCATED_COMPRESSION,
+        None,
+        problem,
+        hint or HINTS[Code.E_TRUNCATED_COMPRESSION],
+        log=False,
+    )
