@@ -4,11 +4,12 @@ Contract traces (a span's resource carries `mcp.app.export.schema_version`): one
 span with `mcp.app.span.role = trial`; a trace with several such roots keeps them all
 (`W_MULTIPLE_TRIAL_ROOTS`, once per trace, all integrity-excluded) and gives each span to its
 nearest trial-root ancestor; a root span stored twice with different content (a conflicting
-duplicate) is one root, not two; a trace with `mcp.app.trial.*` keys but no trial root forms no trial
-(`W_TRIAL_ROOT_MISSING`); other contract traces (project-export `session` roots) are not
-trials. Foreign traces: one trial per trace, rooted at the earliest parentless span, else the
-earliest orphan (`W_MULTIPLE_ROOTS` when there are several parentless spans); a trace whose
-every span has a parent in the trace has a cycle (`E_PARENT_CYCLE`).
+duplicate) is one root, not two; a trace with `mcp.app.trial.*` keys but no trial root forms
+no trial (`W_TRIAL_ROOT_MISSING`); other contract traces (project-export `session` roots) are
+not trials. Foreign traces: one trial per trace, rooted at the earliest parentless span, else
+the earliest orphan (`W_MULTIPLE_ROOTS` when there are several parentless spans); a trace whose
+every span has a parent in the trace has a cycle (`E_PARENT_CYCLE`). Each of these issues is
+reported once per trace.
 """
 
 from __future__ import annotations
@@ -105,6 +106,12 @@ def _report_missing_roots(
         )
 
 
+def named(span_ids: list[str], limit: int = 5) -> str:
+    """Span ids for a message: the first few, and how many more."""
+    shown = ", ".join(span_ids[:limit])
+    return shown if len(span_ids) <= limit else f"{shown} and {len(span_ids) - limit} more"
+
+
 def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
     """The root of each foreign trace: earliest parentless span, else earliest orphan."""
     if foreign.is_empty():
@@ -134,18 +141,17 @@ def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
             pl.col("span_row").first().alias("root_row"),
             pl.col("span").first().alias("root_span"),
             pl.col("rank").first().alias("rank"),
-            pl.col("span").filter(pl.col("rank") == 0).n_unique().alias("parentless"),
+            pl.col("span").filter(pl.col("rank") == 0).unique(maintain_order=True).alias("tops"),
         )
     )
-    for trace, span, parentless in (
-        roots.filter(pl.col("parentless") > 1)
-        .select("trace", "root_span", "parentless")
-        .iter_rows()
+    for trace, span, tops in (
+        roots.filter(pl.col("tops").list.len() > 1).select("trace", "root_span", "tops").iter_rows()
     ):
-        log.add(
+        log.add(  # one issue per trace; a span stored twice (a conflict) is one span
             EvidenceIssue(
                 Code.W_MULTIPLE_ROOTS,
-                f"{parentless} parentless spans; the trial is rooted at the earliest",
+                f"{len(tops)} parentless spans ({named(tops)}); the trial is rooted at the "
+                "earliest",
                 trace_id=trace,
                 span_id=span,
             )
@@ -199,7 +205,7 @@ def _nearest_root(spans: pl.DataFrame, multi: pl.DataFrame, log: IssueLog) -> pl
             EvidenceIssue(
                 Code.W_MULTIPLE_TRIAL_ROOTS,
                 f"{len(root_spans)} spans with mcp.app.span.role = 'trial' in one trace "
-                f"({', '.join(root_spans)}); each of its trials is integrity-excluded",
+                f"({named(root_spans)}); each of its trials is integrity-excluded",
                 trace_id=trace,
                 span_id=root_spans[0],
             )
