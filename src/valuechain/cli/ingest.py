@@ -122,7 +122,7 @@ def print_import_report(report: ImportReport) -> None:
     counts = report.issue_counts()
     out.print(
         f"{len(report.sources)} sources, {report.total('spans')} spans, "
-        f"{report.total('traces')} traces, {sum(counts.values())} issues"
+        f"{report.traces} traces, {sum(counts.values())} issues"
     )
     if report.derived is not None:
         d = report.derived

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
@@ -25,6 +25,7 @@ class Committed:
     spans_deduplicated: int
     attributes_deduplicated: int
     conflicts: int
+    issue_counts: dict[str, int] = field(default_factory=dict)  # by code, as stored
 
 
 class SourceWriter:
@@ -41,7 +42,8 @@ class SourceWriter:
     offsets on (``sql/ingest/5xx``). Batches carry source-local row ids
     (``ingest.source.merge.rebase``). Each batch runs the ``sql/ingest/1xx`` statements
     (deduplication against everything stored so far, this source's earlier batches included,
-    then the inserts); ``finish`` writes the closing issues and the ledger row (``9xx``).
+    then the inserts); ``finish`` writes the closing issues and the ledger row (``9xx``) and
+    reads back what the store recorded about the source (``700``: its issues by code).
     """
 
     def __init__(self, db: Database, path: str, import_id: int) -> None:
@@ -141,6 +143,8 @@ class SourceWriter:
             for sql in _closing_statements():
                 params["hint"] = _hint_for(sql.name)
                 con.execute(sql.text, sql.bind(params))
+            counts = sqlfiles.statement(ISSUE_COUNTS)
+            recorded = dict(con.execute(counts.text, counts.bind(params)).fetchall())
             con.commit()
             self._open = False
         except BaseException:
@@ -154,6 +158,7 @@ class SourceWriter:
             self.spans_deduplicated,
             self.attributes_deduplicated,
             self.conflicts,
+            recorded,
         )
 
     def _ledger(self, ledger: SourceLedger) -> dict[str, Any]:
@@ -168,6 +173,9 @@ class SourceWriter:
             "attributes_deduplicated": self.attributes_deduplicated,
             "imported_at": datetime.now(UTC),
         }
+
+
+ISSUE_COUNTS = "ingest/700_source_issue_counts.sql"
 
 
 def _batch_statements() -> list[sqlfiles.SqlFile]:
