@@ -23,7 +23,7 @@ from valuechain._version import __version__
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
 
-STORE_SCHEMA_VERSION = 3  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
+STORE_SCHEMA_VERSION = 4  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the

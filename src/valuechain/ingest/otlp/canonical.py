@@ -22,6 +22,11 @@ resource attribute whose key starts with `mcp.app.export.` (TRACE-FORMAT §3.4: 
 which version; whether absent content is redacted or missing) and are therefore content. The
 same trace in a run export and a project export, or re-exported a day later, is one trace.
 
+The store also keeps each resource and scope once (``resource_identity``, ``scope_identity``):
+the same resource sent in every record of a stream, or again by an overlapping export, is one
+row with one set of attributes. Identity there is the resource's whole content, envelope
+included — two exports' envelopes are two resources, each kept as evidence of its export.
+
 The decoders (reference, fast path, protobuf through the reference) all hash through here, so
 they agree by construction.
 """
@@ -61,6 +66,32 @@ def resource_hash(canon: list[Any]) -> str:
     """The resource's content without its export envelope (hex sha256)."""
     content = [a for a in canon if not is_envelope(a[0])]
     return _sha256(_dumps(attributes(content))).hexdigest()
+
+
+def resource_identity(schema_url: str | None, dropped: int | None, canon: list[Any]) -> bytes:
+    """What makes two stored resources one (envelope included: it is the resource's content,
+    kept as evidence of each export), so that each resource is stored once."""
+    return _sha256(_dumps([schema_url or None, dropped or 0, attributes(canon)])).digest()
+
+
+def scope_identity(
+    resource: bytes,
+    name: str | None,
+    version: str | None,
+    schema_url: str | None,
+    dropped: int | None,
+    canon: list[Any],
+) -> bytes:
+    """What makes two stored scopes one: the same content under the same resource."""
+    content = [
+        resource.hex(),
+        name or None,
+        version or None,
+        schema_url or None,
+        dropped or 0,
+        attributes(canon),
+    ]
+    return _sha256(_dumps(content)).digest()
 
 
 def owner(resource: str, name: str | None, version: str | None, scope_canon: list[Any]) -> str:

@@ -215,10 +215,12 @@ class FastDecoder(FastAttributes):
                 r_dropped = _count(resource.dropped_attributes_count)
             resource_row = nxt["resources"]
             nxt["resources"] += 1
-            self._resource_rows.append(
-                (resource_row, record_index, r_index, _text(rs.schema_url), r_dropped)
-            )
+            r_url = _text(rs.schema_url)
             resource_canon = self._attrs(r_attrs, "resource", resource_row)[0]
+            identity = canonical.resource_identity(r_url, r_dropped, resource_canon)
+            self._resource_rows.append(
+                (resource_row, record_index, r_index, r_url, r_dropped, identity)
+            )
             if not rs.scope_spans:
                 raise FallbackError  # I_EMPTY_ENVELOPE
             resource_hash = canonical.resource_hash(resource_canon)
@@ -236,10 +238,14 @@ class FastDecoder(FastAttributes):
                     version = _text(scope.version)
                     s_attrs = scope.attributes
                     s_dropped = _count(scope.dropped_attributes_count)
-                self._scope_rows.append(
-                    (scope_row, resource_row, name, version, _text(ss.schema_url), s_dropped)
-                )
+                s_url = _text(ss.schema_url)
                 scope_canon = self._attrs(s_attrs, "scope", scope_row)[0]
+                scope_identity = canonical.scope_identity(
+                    identity, name, version, s_url, s_dropped, scope_canon
+                )
+                self._scope_rows.append(
+                    (scope_row, resource_row, name, version, s_url, s_dropped, scope_identity)
+                )
                 owner = canonical.owner(resource_hash, name, version, scope_canon)
                 if not ss.spans:
                     raise FallbackError  # I_EMPTY_ENVELOPE

@@ -84,6 +84,10 @@ class SpanDecoder(FieldDecoder):
         resource_canon = self._attributes(
             resource.get("attributes"), "resource", resource_row, f"{path}.resource.attributes"
         )
+        identity = canonical.resource_identity(
+            c["schema_url"][-1], c["dropped_attributes_count"][-1], resource_canon
+        )
+        c["content_hash"].append(identity)
         scope_spans_key = "scopeSpans"
         scope_spans = rs.get("scopeSpans")
         if scope_spans is None and rs.get("instrumentationLibrarySpans") is not None:
@@ -96,10 +100,12 @@ class SpanDecoder(FieldDecoder):
         resource_hash = canonical.resource_hash(resource_canon)
         for s_index, ss in enumerate(scope_list):
             self._scope_spans(
-                ss, resource_row, resource_hash, f"{path}.{scope_spans_key}[{s_index}]"
+                ss, resource_row, (identity, resource_hash), f"{path}.{scope_spans_key}[{s_index}]"
             )
 
-    def _scope_spans(self, raw: Any, resource_row: int, resource_hash: str, path: str) -> None:
+    def _scope_spans(
+        self, raw: Any, resource_row: int, resource: tuple[bytes, str], path: str
+    ) -> None:
         ss = self._obj(raw, SCOPE_SPANS, path)
         if ss is None:
             return
@@ -122,7 +128,17 @@ class SpanDecoder(FieldDecoder):
         scope_canon = self._attributes(
             scope.get("attributes"), "scope", scope_row, f"{path}.{scope_key}.attributes"
         )
-        owner = canonical.owner(resource_hash, c["name"][-1], c["version"][-1], scope_canon)
+        c["content_hash"].append(
+            canonical.scope_identity(
+                resource[0],
+                c["name"][-1],
+                c["version"][-1],
+                c["schema_url"][-1],
+                c["dropped_attributes_count"][-1],
+                scope_canon,
+            )
+        )
+        owner = canonical.owner(resource[1], c["name"][-1], c["version"][-1], scope_canon)
         spans = self._list(ss.get("spans"), f"{path}.spans")
         if not spans:
             self._note(Code.I_EMPTY_ENVELOPE, "a ScopeSpans with no spans", path)
