@@ -62,6 +62,7 @@ def test_earliest_root_and_multiple_roots(shared: Path) -> None:
     ev, _, _ = _conformance(shared, "02_tempo_vulture_trace_base64ids.json")
     assert ev.trials.num_rows == 1
     assert ev.issues.column("code").to_pylist() == ["W_MULTIPLE_ROOTS"]
+    assert ev.issues.column("message")[0].as_py().startswith("2 parentless spans (")
     assert ev.trials.column("integrity_codes").to_pylist() == [[]]
 
 

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
 from evidence_builders import (
     FIRST_TRACE,
     codes,
     contract,
+    decode,
     drop_attr,
     evidence,
     request,
@@ -24,7 +27,7 @@ from evidence_builders import (
     trial_spans,
 )
 
-from valuechain.evidence.trials import TrialEvidence
+from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.pipeline.derive import load_trials
 from valuechain.pipeline.imports import ImportOptions, import_file
 from valuechain.store import Database
@@ -69,8 +72,39 @@ def test_multiple_trial_roots(shared: Path) -> None:
     assert ev.trials.num_rows == 2
     assert [t["integrity_codes"] for t in _trials(ev)] == [["W_MULTIPLE_TRIAL_ROOTS"]] * 2
     assert [t["exclusion_class"] for t in _trials(ev)] == ["integrity"] * 2
-    issues = _issues(ev, "W_MULTIPLE_TRIAL_ROOTS")
-    assert {i["span_id"] for i in issues} == {"ef072431fdd52b22", "aaaaaaaaaaaaaaaa"}
+    (issue,) = _issues(ev, "W_MULTIPLE_TRIAL_ROOTS")  # one issue per trace, naming its roots
+    assert (issue["trace_id"], issue["span_id"]) == (FIRST_TRACE, "ef072431fdd52b22")
+    assert issue["message"].startswith("2 spans with mcp.app.span.role = 'trial' in one trace")
+    assert "ef072431fdd52b22, aaaaaaaaaaaaaaaa" in issue["message"]
+
+
+def test_multiple_trial_roots_with_one_trial_id_give_one_chain(shared: Path) -> None:
+    spans = trial_spans(shared)
+    second = {**root(spans), "spanId": "aaaaaaaaaaaaaaaa"}
+    second["attributes"] = [dict(a) for a in root(spans)["attributes"]]
+    ev = contract(shared, [*spans, second])
+    assert [t["exclusion_class"] for t in _trials(ev)] == ["integrity"] * 2
+    assert [i is not None for i in ev.inputs] == [True, False]  # one chain per trial id
+    assert set(ev.producer_chain.column("trial_index").to_pylist()) == {0}
+
+
+def test_a_root_stored_twice_with_different_content_is_one_trial(shared: Path) -> None:
+    spans = trial_spans(shared)
+    copy = {**root(spans), "name": "eval.trial (edited)"}
+    decoded = decode(request([*spans, copy], resource(shared)))
+    table = decoded.tables["spans"]
+    conflicting = pc.equal(table["span_id"], pa.scalar(bytes.fromhex(root(spans)["spanId"])))
+    first_row = pc.min(pc.filter(table["span_row"], conflicting)).as_py()
+    group = pc.if_else(conflicting, first_row, pa.scalar(None, pa.int64()))  # as the store does
+    rows = build_trials(
+        table.append_column("dup_group", group),
+        decoded.tables["attributes"],
+        source_runs={0: decoded.sha256},
+    )
+    (trial,) = _trials(rows)
+    assert trial["integrity_codes"] == ["W_DUPLICATE_CONFLICT"]
+    assert trial["exclusion_class"] == "integrity"
+    assert _issues(rows, "W_MULTIPLE_TRIAL_ROOTS") == []
 
 
 def test_contract_type_wrong_type_and_missing_required_key(shared: Path) -> None:
@@ -129,9 +163,10 @@ def test_trial_id_conflict(shared: Path) -> None:
     one, two = trial_spans(shared), retrace(trial_spans(shared), OTHER_TRACE)
     ev = contract(shared, [*one, *two])
     assert [t["integrity_codes"] for t in _trials(ev)] == [["W_TRIAL_ID_CONFLICT"]] * 2
-    issues = _issues(ev, "W_TRIAL_ID_CONFLICT")
-    assert {i["trace_id"] for i in issues} == {FIRST_TRACE, OTHER_TRACE}
-    assert {i["trial_id"] for i in issues} == {"it_adf8682489"}
+    (issue,) = _issues(ev, "W_TRIAL_ID_CONFLICT")  # one issue per trial id, naming its traces
+    assert (issue["trace_id"], issue["trial_id"]) == (FIRST_TRACE, "it_adf8682489")
+    assert f"2 traces ({FIRST_TRACE}, {OTHER_TRACE})" in issue["message"]
+    assert [i is not None for i in ev.inputs] == [True, False]  # one chain per trial id
 
 
 def test_transport_error_without_code(shared: Path) -> None:

@@ -36,7 +36,9 @@ def test_exact_duplicate_in_one_file_is_kept_once(
     assert "kept once" in issue["message"]
     row = accounted(db)
     assert (row["spans_read"], row["span_rows"], row["spans_deduplicated"]) == (4, 2, 2)
-    assert row["attributes_deduplicated"] == 2
+    assert row["attributes_deduplicated"] == 3  # both spans' own, and the repeated resource's
+    assert db.sql("SELECT count(*) FROM core.resources").item() == 1
+    assert db.sql("SELECT count(*) FROM core.scopes").item() == 1
 
 
 def test_exact_duplicate_across_two_files(
@@ -63,7 +65,9 @@ def test_exact_duplicate_across_two_files(
     ledger = db.sql(
         "SELECT spans_deduplicated, attributes_deduplicated FROM imports ORDER BY source_id"
     )
-    assert ledger.rows() == [(0, 0), (1, 2)]  # the span's own attribute and its event's
+    # the span's own attribute, its event's, and the resource's (stored once: 11.7)
+    assert ledger.rows() == [(0, 0), (1, 3)]
+    assert db.sql("SELECT count(*) FROM attributes WHERE owner_type = 'resource'").item() == 1
 
 
 def test_conflicting_duplicates_in_one_file(

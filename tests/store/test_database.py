@@ -131,6 +131,31 @@ def test_a_version_2_store_loses_the_span_table_keys_and_keeps_every_row(
         assert import_paths(db, [write("b.json", otlp.request(otlp.span(9)))]).ok
 
 
+def test_a_version_3_store_gains_resource_identities_and_keeps_every_row(
+    tmp_path: Path, otlp: SimpleNamespace, write: Write
+) -> None:
+    path = tmp_path / "v3.duckdb"
+    with Database(path) as db:
+        assert import_paths(db, [write("a.json", otlp.request(otlp.span(1)))]).ok
+    con = duckdb.connect(str(path))  # the resources and scopes a version 3 store had
+    for table in ("resources", "scopes"):
+        con.execute(f"ALTER TABLE core.{table} DROP COLUMN content_hash")
+    con.execute("UPDATE core.meta SET value = '3' WHERE key = 'schema_version'")
+    con.close()
+    with Database(path) as db:
+        assert db.sql("SELECT count(*) FROM core.resources WHERE content_hash IS NULL").item() == 1
+        # the same resource from new bytes: the old row has no identity to match, so it is
+        # stored again (once), and from then on matched
+        for name in ("b.json", "c.jsonl"):
+            data = otlp.request(otlp.span(2))
+            assert import_paths(
+                db, [write(name, data if name == "b.json" else otlp.ndjson(data))]
+            ).ok
+        assert db.sql("SELECT count(*) FROM core.resources").item() == 2
+        version = db.sql("SELECT value FROM core.meta WHERE key = 'schema_version'").item()
+        assert version == str(STORE_SCHEMA_VERSION)
+
+
 def test_open_errors_are_store_errors(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no store here yet"):
         open_database(tmp_path / "missing.duckdb", read_only=True)

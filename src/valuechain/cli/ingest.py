@@ -121,7 +121,7 @@ def print_import_report(report: ImportReport) -> None:
     counts = report.issue_counts()
     out.print(
         f"{len(report.sources)} sources, {report.total('spans')} spans, "
-        f"{report.total('traces')} traces, {sum(counts.values())} issues"
+        f"{report.traces} traces, {sum(counts.values())} issues"
     )
     if report.completed is not None:
         out.print(f"first completed an unfinished derivation: {report.completed.describe()}")

@@ -2,12 +2,14 @@
 
 Contract traces (a span's resource carries `mcp.app.export.schema_version`): one trial per
 span with `mcp.app.span.role = trial`; a trace with several such roots keeps them all
-(`W_MULTIPLE_TRIAL_ROOTS`, both integrity-excluded) and gives each span to its nearest
-trial-root ancestor; a trace with `mcp.app.trial.*` keys but no trial root forms no trial
-(`W_TRIAL_ROOT_MISSING`); other contract traces (project-export `session` roots) are not
-trials. Foreign traces: one trial per trace, rooted at the earliest parentless span, else the
-earliest orphan (`W_MULTIPLE_ROOTS` when there are several parentless spans); a trace whose
-every span has a parent in the trace has a cycle (`E_PARENT_CYCLE`).
+(`W_MULTIPLE_TRIAL_ROOTS`, once per trace, all integrity-excluded) and gives each span to its
+nearest trial-root ancestor; a root span stored twice with different content (a conflicting
+duplicate) is one root, not two; a trace with `mcp.app.trial.*` keys but no trial root forms
+no trial (`W_TRIAL_ROOT_MISSING`); other contract traces (project-export `session` roots) are
+not trials. Foreign traces: one trial per trace, rooted at the earliest parentless span, else
+the earliest orphan (`W_MULTIPLE_ROOTS` when there are several parentless spans); a trace whose
+every span has a parent in the trace has a cycle (`E_PARENT_CYCLE`). Each of these issues is
+reported once per trace.
 """
 
 from __future__ import annotations
@@ -38,7 +40,11 @@ def group_spans(spans: pl.DataFrame, trial_key_owners: pl.Series, log: IssueLog)
         trial_key_owners: span rows that carry an `mcp.app.trial.*` key.
     """
     contract_traces = spans.filter(pl.col("contract")).select("trace").unique()
-    roots = spans.filter(pl.col("contract") & (pl.col("role") == Role.TRIAL))
+    # A root span stored more than once (conflicting duplicates, §5.2) is one root: its
+    # first row roots the trial, the duplicate conflict excludes it.
+    roots = spans.filter(pl.col("contract") & (pl.col("role") == Role.TRIAL)).unique(
+        ["trace", "span"], keep="first", maintain_order=True
+    )
     contract_roots = roots.select(
         "trace", pl.col("span_row").alias("root_row"), pl.lit(True).alias("contract")
     )
@@ -100,6 +106,12 @@ def _report_missing_roots(
         )
 
 
+def named(span_ids: list[str], limit: int = 5) -> str:
+    """Span ids for a message: the first few, and how many more."""
+    shown = ", ".join(span_ids[:limit])
+    return shown if len(span_ids) <= limit else f"{shown} and {len(span_ids) - limit} more"
+
+
 def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
     """The root of each foreign trace: earliest parentless span, else earliest orphan."""
     if foreign.is_empty():
@@ -129,18 +141,17 @@ def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
             pl.col("span_row").first().alias("root_row"),
             pl.col("span").first().alias("root_span"),
             pl.col("rank").first().alias("rank"),
-            (pl.col("rank") == 0).sum().alias("parentless"),
+            pl.col("span").filter(pl.col("rank") == 0).unique(maintain_order=True).alias("tops"),
         )
     )
-    for trace, span, parentless in (
-        roots.filter(pl.col("parentless") > 1)
-        .select("trace", "root_span", "parentless")
-        .iter_rows()
+    for trace, span, tops in (
+        roots.filter(pl.col("tops").list.len() > 1).select("trace", "root_span", "tops").iter_rows()
     ):
-        log.add(
+        log.add(  # one issue per trace; a span stored twice (a conflict) is one span
             EvidenceIssue(
                 Code.W_MULTIPLE_ROOTS,
-                f"{parentless} parentless spans; the trial is rooted at the earliest",
+                f"{len(tops)} parentless spans ({named(tops)}); the trial is rooted at the "
+                "earliest",
                 trace_id=trace,
                 span_id=span,
             )
@@ -183,17 +194,20 @@ def _nearest_root(spans: pl.DataFrame, multi: pl.DataFrame, log: IssueLog) -> pl
                 node_row, node_parent = up
             if node_row in root_of:
                 rows.append((span_row, root_of[node_row]))
-    for trace, span in (
+    per_trace = (
         spans.join(multi.select("trace", "root_row"), left_on="span_row", right_on="root_row")
-        .select("trace", "span")
-        .iter_rows()
-    ):
+        .sort("span_row")
+        .group_by("trace", maintain_order=True)
+        .agg(pl.col("span"))
+    )
+    for trace, root_spans in per_trace.iter_rows():  # one issue per trace, naming its roots
         log.add(
             EvidenceIssue(
                 Code.W_MULTIPLE_TRIAL_ROOTS,
-                "several spans with mcp.app.span.role = 'trial' in one trace",
+                f"{len(root_spans)} spans with mcp.app.span.role = 'trial' in one trace "
+                f"({named(root_spans)}); each of its trials is integrity-excluded",
                 trace_id=trace,
-                span_id=span,
+                span_id=root_spans[0],
             )
         )
     return pl.DataFrame(rows, schema={"span_row": pl.Int64, "trial_index": pl.Int64}, orient="row")

@@ -67,7 +67,8 @@ def check_chain_versions(
 def _trial_id_conflicts(roots: pl.DataFrame, log: IssueLog) -> list[int]:
     ids = roots.filter(pl.col("contract") & pl.col("trial_id").is_not_null())
     clash = (
-        ids.group_by("trial_id")
+        ids.sort("trial_index")
+        .group_by("trial_id", maintain_order=True)
         .agg(
             pl.col("trace").n_unique().alias("traces"),
             pl.col("trace"),
@@ -79,20 +80,21 @@ def _trial_id_conflicts(roots: pl.DataFrame, log: IssueLog) -> list[int]:
         .sort("trial_id")
     )
     out: list[int] = []
-    for trial_id, _, traces, root_spans, indexes, run_id in clash.iter_rows():
+    for trial_id, n, traces, root_spans, indexes, run_id in clash.iter_rows():
         out.extend(indexes)
-        for trace, span in zip(traces, root_spans, strict=True):
-            log.add(
-                EvidenceIssue(
-                    Code.W_TRIAL_ID_CONFLICT,
-                    f"trial id {trial_id!r} is the trial root of {len(set(traces))} traces",
-                    trace_id=trace,
-                    span_id=span,
-                    trial_id=trial_id,
-                    run_id=run_id,
-                    key="mcp.app.trial.id",
-                )
+        named = ", ".join(dict.fromkeys(traces))
+        log.add(  # one issue per trial id, naming its traces (§5.2: one issue per problem)
+            EvidenceIssue(
+                Code.W_TRIAL_ID_CONFLICT,
+                f"trial id {trial_id!r} is the trial root of {n} traces ({named}); "
+                "each is integrity-excluded",
+                trace_id=traces[0],
+                span_id=root_spans[0],
+                trial_id=trial_id,
+                run_id=run_id,
+                key="mcp.app.trial.id",
             )
+        )
     return out
 
 

@@ -145,6 +145,8 @@ def _prompt_index(
         ],
         how="horizontal",
     ).with_columns(pl.lit(True).alias("n_turn"))
+    # a turn stored twice (a conflicting duplicate, §5.2) is one node of the walk: its first row
+    turns = turns.unique(["trace", "cur"], keep="first", maintain_order=True)
     nodes = (
         st.filter(pl.col("t_contract"))
         .select("trace", pl.col("span").alias("cur"), pl.col("parent").alias("n_parent"))

@@ -7,7 +7,8 @@ Input frame shapes are documented in `evidence.frames`. Output (`TrialEvidence`)
   run identity, versions, redaction, exclusion hints); row `i` is trial index `i` everywhere
   below;
 - `inputs[i]` — the trial's `StageDerivationInput` (§3.7 / §3.8), or None when the export's
-  contract version is ahead of ours (never coerced, §5.2 W_VERSION_AHEAD);
+  contract version is ahead of ours (never coerced, §5.2 W_VERSION_AHEAD) or when an earlier
+  trial row carries the same trial id (one trial id, at most one chain per source);
 - `tool_calls` — one row per logical tool call (§2.4);
 - `producer_chain` / `producer_measurements` / `producer_outcome` — the persisted chain as
   typed rows for `source = 'producer'` (§3.7);
@@ -71,6 +72,12 @@ class TrialEvidence:
         return [tuple(spans[offsets[i] : offsets[i + 1]]) for i in range(len(offsets) - 1)]
 
 
+def _repeated_trial_ids(roots: pl.DataFrame) -> list[int]:
+    """Trial indexes whose trial id an earlier trial row already carries."""
+    ids = roots.select("trial_index", "trial_id").filter(pl.col("trial_id").is_not_null())
+    return ids.filter(~pl.col("trial_id").is_first_distinct())["trial_index"].to_list()
+
+
 def _stage_spans(table: pa.Table) -> list[StageSpan]:
     return [
         StageSpan(id=s, started_at=a, ended_at=b)
@@ -125,14 +132,22 @@ def build_trials(
         setup=prepare.setup_groups(st, n),
         log=log,
     )
-    inputs = tuple(assembler.build(n, roots["schema_ahead"].to_list()))
+    # One trial id yields at most one chain per source (§5.2): a later row of an id already
+    # seen (several roots or traces carry it; every such row is integrity-excluded) gets none.
+    repeated = set(_repeated_trial_ids(roots))
+    inputs = tuple(
+        None if i in repeated else inp
+        for i, inp in enumerate(assembler.build(n, roots["schema_ahead"].to_list()))
+    )
     for i in assembler.unknown_mode:
         codes.add(i, Code.W_UNKNOWN_AUTHORED_MODE.value)
     calls = prepare_tools.tool_calls(
         tools, assembler.tool_call_rows, prepare_tools.requests(st, attrs)
     )
     producer = producer_rows(
-        roots.with_columns(pl.col("root_row").alias("owner_row")),
+        roots.with_columns(pl.col("root_row").alias("owner_row")).filter(
+            ~pl.col("trial_index").is_in(list(repeated))
+        ),
         attrs.stages,
         attrs.measurements,
         st.select("trace", "span"),

@@ -56,8 +56,13 @@ class SourceResult:
     issues: list[Issue] = field(default_factory=list)
     error: IngestError | None = None
     trace_ids: tuple[builtins.bytes, ...] = ()
+    recorded: Counter[str] | None = None  # issue occurrences by code, as the store holds them
 
     def issue_counts(self) -> Counter[str]:
+        """Issue occurrences by code: what the store recorded for a committed source (its
+        conflicts and duplicates included), what decoding found for one that was not."""
+        if self.recorded is not None:
+            return Counter(self.recorded)
         counts: Counter[str] = Counter()
         for issue in self.issues:
             counts[issue.code.value] += issue.occurrences
@@ -84,6 +89,11 @@ class ImportReport:
 
     def total(self, attribute: str) -> int:
         return sum(int(getattr(s, attribute)) for s in self.sources)
+
+    @property
+    def traces(self) -> int:
+        """Distinct traces the import touched (a trace spread over sources counts once)."""
+        return len({t for source in self.sources for t in source.trace_ids})
 
     def issue_counts(self) -> Counter[str]:
         counts: Counter[str] = Counter()
@@ -296,6 +306,7 @@ def _committed(
     result.spans_deduplicated = committed.spans_deduplicated
     result.trace_ids = trace_ids
     result.traces = len(trace_ids)
+    result.recorded = Counter(committed.issue_counts)
     if committed.spans_deduplicated:
         result.issues = [
             *result.issues,

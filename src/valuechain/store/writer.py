@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
@@ -28,6 +28,7 @@ class Committed:
     spans_deduplicated: int
     attributes_deduplicated: int
     conflicts: int
+    issue_counts: dict[str, int] = field(default_factory=dict)  # by code, as stored
 
 
 class SourceWriter:
@@ -46,7 +47,8 @@ class SourceWriter:
     (deduplication against everything stored so far, this source's earlier batches included,
     then the inserts); ``finish`` writes the closing issues, the ledger row and, with it, the
     source's traces as awaiting derivation (``9xx``): a derive that never runs (a crash, a
-    failing later source) stays recorded.
+    failing later source) stays recorded; then it
+    reads back what the store recorded about the source (``700``: its issues by code).
     """
 
     def __init__(self, db: Database, path: str, import_id: int) -> None:
@@ -156,6 +158,8 @@ class SourceWriter:
             for sql in _closing_statements():
                 params["hint"] = _hint_for(sql.name)
                 con.execute(sql.text, sql.bind(params))
+            counts = sqlfiles.statement(ISSUE_COUNTS)
+            recorded = dict(con.execute(counts.text, counts.bind(params)).fetchall())
             con.commit()
             self._open = False
         except BaseException:
@@ -170,6 +174,7 @@ class SourceWriter:
             self.spans_deduplicated,
             self.attributes_deduplicated,
             self.conflicts,
+            recorded,
         )
 
     def _ledger(self, ledger: SourceLedger) -> dict[str, Any]:
@@ -184,6 +189,9 @@ class SourceWriter:
             "attributes_deduplicated": self.attributes_deduplicated,
             "imported_at": datetime.now(UTC),
         }
+
+
+ISSUE_COUNTS = "ingest/700_source_issue_counts.sql"
 
 
 def _batch_statements() -> list[sqlfiles.SqlFile]:

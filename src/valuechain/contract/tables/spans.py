@@ -24,6 +24,9 @@ RESOURCES = table_schema(
     ("resource_index", pa.uint32(), False),
     ("schema_url", pa.string(), True),
     ("dropped_attributes_count", pa.uint32(), False),
+    # what makes two resources one (ingest.otlp.canonical): each is stored once. Null only in
+    # rows stored before schema version 4, which nothing later is compared with.
+    ("content_hash", SHA256, True),
 )
 
 SCOPES = table_schema(
@@ -33,6 +36,7 @@ SCOPES = table_schema(
     ("version", pa.string(), True),
     ("schema_url", pa.string(), True),
     ("dropped_attributes_count", pa.uint32(), False),
+    ("content_hash", SHA256, True),  # as for resources
 )
 
 # The attribute keys whose values the span tables also carry as columns (TRACE-FORMAT §6).

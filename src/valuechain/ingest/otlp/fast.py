@@ -21,21 +21,19 @@ rule, by ``fast_attributes.py``.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import msgspec
-import orjson
 from msgspec import UNSET, Struct, UnsetType
 
 from valuechain.contract.tables import INT64_MAX
+from valuechain.ingest.otlp import canonical
 from valuechain.ingest.otlp.fast_attributes import FallbackError, FastAttributes, KeyValue
 from valuechain.ingest.otlp.json import SpanDecoder
 from valuechain.ingest.otlp.scalars import UINT32_MAX
 from valuechain.ingest.source.issue_log import Where
 
-_sha256 = hashlib.sha256
-_dumps = orjson.dumps
+_NO_DROPS = (0, 0, 0)  # a span with a dropped count is not the fast path
 
 
 class _Status(Struct, forbid_unknown_fields=True, rename="camel"):
@@ -217,13 +215,15 @@ class FastDecoder(FastAttributes):
                 r_dropped = _count(resource.dropped_attributes_count)
             resource_row = nxt["resources"]
             nxt["resources"] += 1
-            self._resource_rows.append(
-                (resource_row, record_index, r_index, _text(rs.schema_url), r_dropped)
-            )
+            r_url = _text(rs.schema_url)
             resource_canon = self._attrs(r_attrs, "resource", resource_row)[0]
+            identity = canonical.resource_identity(r_url, r_dropped, resource_canon)
+            self._resource_rows.append(
+                (resource_row, record_index, r_index, r_url, r_dropped, identity)
+            )
             if not rs.scope_spans:
                 raise FallbackError  # I_EMPTY_ENVELOPE
-            resource_hash = _sha256(_dumps(resource_canon)).hexdigest()
+            resource_hash = canonical.resource_hash(resource_canon)
             rpath = f"resourceSpans[{r_index}].scopeSpans["
             for s_index, ss in enumerate(rs.scope_spans):
                 scope = ss.scope
@@ -238,11 +238,15 @@ class FastDecoder(FastAttributes):
                     version = _text(scope.version)
                     s_attrs = scope.attributes
                     s_dropped = _count(scope.dropped_attributes_count)
-                self._scope_rows.append(
-                    (scope_row, resource_row, name, version, _text(ss.schema_url), s_dropped)
-                )
+                s_url = _text(ss.schema_url)
                 scope_canon = self._attrs(s_attrs, "scope", scope_row)[0]
-                owner = _dumps([resource_hash, name, version, scope_canon]).decode()
+                scope_identity = canonical.scope_identity(
+                    identity, name, version, s_url, s_dropped, scope_canon
+                )
+                self._scope_rows.append(
+                    (scope_row, resource_row, name, version, s_url, s_dropped, scope_identity)
+                )
+                owner = canonical.owner(resource_hash, name, version, scope_canon)
                 if not ss.spans:
                     raise FallbackError  # I_EMPTY_ENVELOPE
                 spath = f"{rpath}{s_index}].spans["
@@ -292,26 +296,17 @@ class FastDecoder(FastAttributes):
         trace_state = _text(span.trace_state)
         flags = _flags(span.flags)
         name = _text(span.name)
-        canon = [
+        content_hash = canonical.span_hash(
             owner,
-            trace_id.hex(),
-            span_id.hex(),
-            parent.hex() if parent else None,
-            trace_state,
-            flags,
-            name,
-            kind,
-            None,
-            start,
-            end,
-            code,
-            None,
-            message,
-            (0, 0, 0),
+            trace_id,
+            span_id,
+            parent,
+            (trace_state, flags, name, kind, None, start, end, code, None, message),
+            _NO_DROPS,
             attrs_canon,
             events_canon,
             links_canon,
-        ]
+        )
         self._span_rows.append(
             (
                 span_row,
@@ -339,7 +334,7 @@ class FastDecoder(FastAttributes):
                 0,
                 oi_kind,
                 role,
-                _sha256(_dumps(canon)).digest(),
+                content_hash,
                 f"{spath}{k}]",
             )
         )
@@ -356,7 +351,7 @@ class FastDecoder(FastAttributes):
             dropped = _count(event.dropped_attributes_count)
             self._event_rows.append((event_row, span_row, ordinal, time, time, name, dropped))
             attrs = self._attrs(event.attributes, "event", event_row)[0]
-            canon.append([time, name, dropped, attrs])
+            canon.append(canonical.event(time, name, dropped, attrs))
         return canon
 
     def _links(self, links: list[_Link], span_row: int) -> list[Any]:
@@ -374,7 +369,7 @@ class FastDecoder(FastAttributes):
                 (link_row, span_row, ordinal, trace_id, span_id, trace_state, flags, dropped)
             )
             attrs = self._attrs(link.attributes, "link", link_row)[0]
-            canon.append([trace_id.hex(), span_id.hex(), trace_state, flags, attrs])
+            canon.append(canonical.link(trace_id, span_id, trace_state, flags, attrs))
         return canon
 
 

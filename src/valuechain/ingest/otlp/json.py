@@ -9,14 +9,11 @@ holds for everything it is given.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
-
-import orjson
 
 from valuechain.contract.issues import Code
 from valuechain.contract.tables import INT64_MAX, MCP_APP_ROLE, OI_SPAN_KIND
-from valuechain.ingest.otlp import scalars
+from valuechain.ingest.otlp import canonical, scalars
 from valuechain.ingest.otlp.fields import FieldDecoder
 from valuechain.ingest.otlp.keys import (
     EVENT,
@@ -87,6 +84,10 @@ class SpanDecoder(FieldDecoder):
         resource_canon = self._attributes(
             resource.get("attributes"), "resource", resource_row, f"{path}.resource.attributes"
         )
+        identity = canonical.resource_identity(
+            c["schema_url"][-1], c["dropped_attributes_count"][-1], resource_canon
+        )
+        c["content_hash"].append(identity)
         scope_spans_key = "scopeSpans"
         scope_spans = rs.get("scopeSpans")
         if scope_spans is None and rs.get("instrumentationLibrarySpans") is not None:
@@ -96,13 +97,15 @@ class SpanDecoder(FieldDecoder):
         scope_list = self._list(scope_spans, f"{path}.{scope_spans_key}")
         if not scope_list:
             self._note(Code.I_EMPTY_ENVELOPE, "a ResourceSpans with no ScopeSpans", path)
-        resource_hash = hashlib.sha256(orjson.dumps(resource_canon)).hexdigest()
+        resource_hash = canonical.resource_hash(resource_canon)
         for s_index, ss in enumerate(scope_list):
             self._scope_spans(
-                ss, resource_row, resource_hash, f"{path}.{scope_spans_key}[{s_index}]"
+                ss, resource_row, (identity, resource_hash), f"{path}.{scope_spans_key}[{s_index}]"
             )
 
-    def _scope_spans(self, raw: Any, resource_row: int, resource_hash: str, path: str) -> None:
+    def _scope_spans(
+        self, raw: Any, resource_row: int, resource: tuple[bytes, str], path: str
+    ) -> None:
         ss = self._obj(raw, SCOPE_SPANS, path)
         if ss is None:
             return
@@ -125,7 +128,17 @@ class SpanDecoder(FieldDecoder):
         scope_canon = self._attributes(
             scope.get("attributes"), "scope", scope_row, f"{path}.{scope_key}.attributes"
         )
-        owner = orjson.dumps([resource_hash, c["name"][-1], c["version"][-1], scope_canon])
+        c["content_hash"].append(
+            canonical.scope_identity(
+                resource[0],
+                c["name"][-1],
+                c["version"][-1],
+                c["schema_url"][-1],
+                c["dropped_attributes_count"][-1],
+                scope_canon,
+            )
+        )
+        owner = canonical.owner(resource[1], c["name"][-1], c["version"][-1], scope_canon)
         spans = self._list(ss.get("spans"), f"{path}.spans")
         if not spans:
             self._note(Code.I_EMPTY_ENVELOPE, "a ScopeSpans with no spans", path)
@@ -133,7 +146,7 @@ class SpanDecoder(FieldDecoder):
             self._span(span, scope_row, resource_row, owner, f"{path}.spans[{k}]")
 
     # ----------------------------------------------------------------- spans
-    def _span(self, raw: Any, scope_row: int, resource_row: int, owner: bytes, path: str) -> None:
+    def _span(self, raw: Any, scope_row: int, resource_row: int, owner: str, path: str) -> None:
         self.spans_read += 1
         span = self._obj(raw, SPAN, path)
         if span is None:
@@ -186,26 +199,17 @@ class SpanDecoder(FieldDecoder):
         flags = self._uint32(span.get("flags"), f"{path}.flags")
         name = scalars.text(span.get("name"))
         message = scalars.text(status.get("message"))
-        canon = [
-            owner.decode(),
-            trace_id.hex(),
-            span_id.hex(),
-            parent.hex() if parent else None,
-            trace_state,
-            flags,
-            name,
-            kind,
-            kind_raw,
-            start,
-            end,
-            code,
-            code_raw,
-            message,
+        content_hash = canonical.span_hash(
+            owner,
+            trace_id,
+            span_id,
+            parent,
+            (trace_state, flags, name, kind, kind_raw, start, end, code, code_raw, message),
             dropped,
             attrs_canon,
             events_canon,
             links_canon,
-        ]
+        )
         c = self.cols["spans"]
         c["span_row"].append(span_row)
         c["scope_row"].append(scope_row)
@@ -234,7 +238,7 @@ class SpanDecoder(FieldDecoder):
         c["dropped_links_count"].append(dropped[2])
         c["oi_span_kind"].append(_first_string(attrs_canon, OI_SPAN_KIND))
         c["mcp_app_role"].append(_first_string(attrs_canon, MCP_APP_ROLE))
-        c["content_hash"].append(hashlib.sha256(orjson.dumps(canon)).digest())
+        c["content_hash"].append(content_hash)
         c["json_path"].append(path)
         if start is None or end is None:
             self._issue(
@@ -271,7 +275,9 @@ class SpanDecoder(FieldDecoder):
             attrs = self._attributes(
                 event.get("attributes"), "event", event_row, f"{epath}.attributes"
             )
-            canon.append([time, c["name"][-1], c["dropped_attributes_count"][-1], attrs])
+            canon.append(
+                canonical.event(time, c["name"][-1], c["dropped_attributes_count"][-1], attrs)
+            )
         return canon
 
     def _links(self, raw: Any, span_row: int, path: str) -> list[Any]:
@@ -308,7 +314,7 @@ class SpanDecoder(FieldDecoder):
             )
             assert trace_id is not None and span_id is not None
             canon.append(
-                [trace_id.hex(), span_id.hex(), c["trace_state"][-1], c["flags"][-1], attrs]
+                canonical.link(trace_id, span_id, c["trace_state"][-1], c["flags"][-1], attrs)
             )
         return canon
 
