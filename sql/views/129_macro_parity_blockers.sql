@@ -10,8 +10,15 @@
 CREATE OR REPLACE MACRO main.parity_blockers(
     run_a, run_b, chains := 'derived', analyzer := core.current_stage_analyzer_version()
 ) AS (
+    -- The arguments are bound in a FROM-less projection first: passed a column of the
+    -- calling query (`parity_blockers(run_id, …)`), they must not resolve to l.run_id.
     SELECT core.document_parity_blockers(l.document, r.document)
-    FROM core.analytics_documents l, core.analytics_documents r
-    WHERE l.run_id = run_a AND l.chain_source = chains AND l.analyzer_version = analyzer
-      AND r.run_id = run_b AND r.chain_source = chains AND r.analyzer_version = analyzer
+    FROM (SELECT run_a AS parity_run_a, run_b AS parity_run_b, chains AS parity_chains,
+                 analyzer AS parity_analyzer) k
+    JOIN core.analytics_documents l
+      ON l.run_id = k.parity_run_a AND l.chain_source = k.parity_chains
+     AND l.analyzer_version = k.parity_analyzer
+    JOIN core.analytics_documents r
+      ON r.run_id = k.parity_run_b AND r.chain_source = k.parity_chains
+     AND r.analyzer_version = k.parity_analyzer
 );

@@ -195,3 +195,25 @@ def test_sql_parity_is_null_without_a_document(con: duckdb.DuckDBPyConnection) -
         "parity_blockers('run-a', 'run-a')"
     ).fetchone()
     assert got == (None, None, [])
+
+
+def test_sql_parity_takes_columns_of_the_calling_query(con: duckdb.DuckDBPyConnection) -> None:
+    """Arguments named like the documents table's columns still mean the caller's values."""
+    store_documents(
+        con,
+        ("run-a", BASE, "derived", 12),
+        ("run-b", document(PROVISIONAL), "derived", 12),
+        ("run-b", BASE, "derived", 11),
+    )
+    rows = con.execute(
+        "SELECT run_id, analyzer_version, "
+        "parity_blockers(run_id, 'run-a', analyzer := analyzer_version) "
+        "FROM (VALUES ('run-a', 12), ('run-b', 12), ('run-b', 11)) v(run_id, analyzer_version) "
+        "ORDER BY ALL"
+    ).fetchall()
+    assert rows == [("run-a", 12, []), ("run-b", 11, None), ("run-b", 12, ["provisional"])]
+    comparable = con.execute(  # in a WHERE clause too, where the binding differs
+        "SELECT run_id FROM (VALUES ('run-a'), ('run-b')) v(run_id) "
+        "WHERE parity_blockers(run_id, 'run-a') = []"
+    ).fetchall()
+    assert comparable == [("run-a",)]
