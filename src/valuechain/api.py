@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from valuechain.contract.compare import RunComparison
 from valuechain.contract.documents import StageAnalyticsV1
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
@@ -22,6 +23,7 @@ from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
+from valuechain.query.compare import compare_runs
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
 from valuechain.query.issues import issues_frame
 from valuechain.query.runs import (
@@ -133,6 +135,19 @@ class Store:
     def document_blocker(self, run: str) -> str | None:
         """Why ``run`` has no analytics document (e.g. suiteIdMissing); None if nothing blocks."""
         return document_blocker(self.db.con, run)
+
+    def compare(
+        self,
+        a: str,
+        b: str,
+        *,
+        chains: str = "derived",
+        analyzer: int | None = None,
+        force: bool = False,
+    ) -> RunComparison:
+        """Run B against run A: parity blockers, stage deltas and case changes when comparable
+        (``force``: list the cases of a blocked pair, not as a comparison claim)."""
+        return compare_runs(self.db.con, a, b, chains=chains, analyzer=analyzer, force=force)
 
     def materialize(self, runs: Sequence[str] | None = None, *, validate: bool = True) -> int:
         """Rebuild the analytics of ``runs`` (None: every run); returns documents written."""

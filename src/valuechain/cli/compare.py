@@ -1,0 +1,68 @@
+"""``compare``: two runs, parity blockers first, deltas and case changes only when comparable."""
+
+from __future__ import annotations
+
+import sys
+from typing import Final
+
+import click
+
+from valuechain.cli.app import main, open_store, out
+from valuechain.cli.options import CHAINS, format_option, reader_analyzer_option
+from valuechain.errors import UsageError
+from valuechain.query.compare import regression
+from valuechain.report.compare import render_comparison
+
+# Exit code of `--fail-on regression` when a comparable pair regressed (1 stays an error,
+# 2 a usage error, as click has it).
+REGRESSION_EXIT: Final = 3
+
+
+@main.command()
+@click.argument("run_a")
+@click.argument("run_b")
+@CHAINS
+@reader_analyzer_option("Compare the documents of this analyzer version.")
+@format_option("table", "json")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="List the cases even when the runs are not comparable (not a comparison claim).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["regression"]),
+    help="Exit 3 when a comparable pair shows a regressed case or a lower measured pass rate "
+    "on any stage; exit 1 when the pair is not comparable (nothing was compared).",
+)
+@click.pass_context
+def compare(
+    ctx: click.Context,
+    run_a: str,
+    run_b: str,
+    chains: str,
+    analyzer: int | None,
+    fmt: str,
+    force: bool,
+    fail_on: str | None,
+) -> None:
+    """Compare run B against run A: blockers first, then stage deltas and case changes."""
+    with open_store(ctx, read_only=True) as store:
+        comparison = store.compare(run_a, run_b, chains=chains, analyzer=analyzer, force=force)
+    if fmt == "json":
+        sys.stdout.write(comparison.to_json() + "\n")
+    else:
+        out.print(render_comparison(comparison))
+    if fail_on is None:
+        return
+    if not comparison.comparable:
+        why = ", ".join([*comparison.blockers, *(f"{r} unmeasured" for r in comparison.unmeasured)])
+        raise UsageError(
+            f"compare {run_a} {run_b}",
+            f"not comparable ({why}), so --fail-on regression cannot decide",
+            "compare final runs that share run group, config and case set, at one analyzer",
+        )
+    found = regression(comparison)
+    if found:
+        click.echo(f"regression: {'; '.join(found)}", err=True)
+        ctx.exit(REGRESSION_EXIT)
