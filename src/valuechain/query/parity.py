@@ -4,6 +4,9 @@
 vocabulary order of §1.9 (`mixedSourceVersions` comes before `differentAnalyzerVersion`); an
 empty list means "these measured comparable things". An absent identity blocks: two runs that
 both lack a run group do not share one.
+
+Its SQL twin is the macro `parity_blockers(run_a, run_b)` (sql/views/109 over two documents,
+129 over two run ids); one table of cases drives both (tests/query/test_parity.py).
 """
 
 from __future__ import annotations
