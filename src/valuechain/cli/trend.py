@@ -11,7 +11,7 @@ from valuechain.cli.options import CHAINS, format_option, reader_analyzer_option
 from valuechain.contract.vocab import SliceDimension, Stage
 from valuechain.query.trend import trend_request
 from valuechain.report.formats import Format
-from valuechain.report.trend import render_trend, trend_document
+from valuechain.report.trend import render_trend, trend_json
 
 
 @main.command()
@@ -40,13 +40,16 @@ def trend(
     fmt: str,
 ) -> None:
     """Rates per stage over time, runs partitioned by parity keys; blocked runs and why."""
-    options = {"suite": suite, "since": since, "chains": chains, "analyzer": analyzer}
-    request = trend_request(stage=stage, slice=slice_, **options)  # bad values fail first
+    request = trend_request(  # bad values fail before the store is opened
+        suite=suite, stage=stage, slice=slice_, since=since, chains=chains, analyzer=analyzer
+    )
     with open_store(ctx, read_only=True) as store:
-        series = store.trend(stage=stage, slice=slice_, **options)
-        outside = store.trend_blocked(**options)
+        series = store.trend(
+            suite=suite, stage=stage, slice=slice_, since=since, chains=chains, analyzer=analyzer
+        )
+        outside = store.trend_blocked(suite=suite, since=since, chains=chains, analyzer=analyzer)
     if fmt == "json":
-        sys.stdout.write(trend_document(series, outside).to_json() + "\n")
+        sys.stdout.buffer.write(trend_json(series, outside))
     elif fmt == "csv":
         emit(series, Format.CSV, None)
         if outside.height:  # CSV holds the series only; say what it leaves out

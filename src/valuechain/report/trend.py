@@ -15,19 +15,36 @@ from collections.abc import Iterator
 from itertools import groupby
 from typing import Any, Final
 
+import orjson
 import polars as pl
 from rich.console import Group
 from rich.text import Text
 
 from valuechain.contract.trend import TrendDocument
 from valuechain.query.trend import PARTITION_KEY, TREND_SLICES, TrendRequest
+from valuechain.report.formats import json_value
 from valuechain.report.funnel import NOT_MEASURED, UNLABELLED
 
 BARS: Final = "▁▂▃▄▅▆▇█"
 NOT_MEASURED_POINT: Final = "·"
 ABSENT_POINT: Final = " "
 SPARK_WIDTH: Final = 40  # points shown per series; older runs are elided with "…"
-RATES: Final = ("measured_pass_rate", "reach_rate", "measurement_coverage_rate")
+RATES: Final = (  # (column prefix in `stage_trend`, key in the document)
+    ("measured_pass_rate", "measuredPassRate"),
+    ("reach_rate", "reachRate"),
+    ("measurement_coverage_rate", "measurementCoverageRate"),
+)
+_RATE_COLUMNS: Final = {
+    name: (rate, f"{rate}_state", f"{rate}_numerator", f"{rate}_denominator")
+    for rate, name in RATES
+}
+_KEY_NAMES: Final = (
+    "runGroupId",
+    "configRevision",
+    "caseSetFingerprint",
+    "stageAnalyzerVersion",
+    "measurementsSchemaVersion",
+)
 _EXCLUSIONS: Final = (
     ("not_applicable", "notApplicable"),
     ("reach_unknown", "reachUnknown"),
@@ -36,14 +53,19 @@ _EXCLUSIONS: Final = (
 
 
 # --------------------------------------------------------------------------- the document
-def _rate(row: dict[str, Any], rate: str) -> dict[str, Any]:
+def _rates(row: dict[str, Any]) -> dict[str, Any]:
+    """The three rate envelopes (§5.8) from their columns; the row's exclusion counts (zero
+    counts omitted) are attached to each, as the funnel's rates attach them."""
     exclusions = {key: row[column] for column, key in _EXCLUSIONS if row[column]}
     return {
-        "state": row[f"{rate}_state"],
-        "value": row[rate],
-        "numerator": row[f"{rate}_numerator"],
-        "denominator": row[f"{rate}_denominator"],
-        "exclusions": exclusions,
+        name: {
+            "state": row[state],
+            "value": row[value],
+            "numerator": row[numerator],
+            "denominator": row[denominator],
+            "exclusions": exclusions,
+        }
+        for name, (value, state, numerator, denominator) in _RATE_COLUMNS.items()
     }
 
 
@@ -62,43 +84,50 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row[column] for column in PARTITION_KEY)
 
 
-def trend_document(series: pl.DataFrame, outside: pl.DataFrame) -> TrendDocument:
-    """The trend document of the two frames, validated by its strict model."""
+def _moment(moment: dt.datetime | None) -> str | None:
+    return None if moment is None else json_value(moment)
+
+
+def _document(series: pl.DataFrame, outside: pl.DataFrame) -> dict[str, Any]:
+    """The trend document as plain JSON-ready values (the model's shape, camelCase keys)."""
     partitions = []
     for key, rows in groupby(series.iter_rows(named=True), key=_key):
         runs = [
             {
                 "runId": run_id,
-                "completedAt": run_rows[0]["completed_at"],
-                "stages": [
-                    {"stage": r["stage"], "slice": _slice(r)}
-                    | {_camel(rate): _rate(r, rate) for rate in RATES}
-                    for r in run_rows
-                ],
+                "completedAt": _moment(run_rows[0]["completed_at"]),
+                "stages": [{"stage": r["stage"], "slice": _slice(r)} | _rates(r) for r in run_rows],
             }
             for run_id, grouped in groupby(rows, key=lambda r: r["run_id"])
             for run_rows in [list(grouped)]
         ]
-        partitions.append({"key": dict(zip(map(_camel, PARTITION_KEY), key, strict=True)), "runs": runs})
+        keys = dict(zip(_KEY_NAMES, key, strict=True))
+        partitions.append({"key": keys, "runs": runs})
+    outside_rows = list(outside.iter_rows(named=True))
     blocked = [
         {"runId": r["run_id"], "blockers": r["blockers"]}
-        for r in outside.iter_rows(named=True)
+        for r in outside_rows
         if r["blockers"] is not None
     ]
     unmeasured = [
         {"runId": r["run_id"]}
         | ({"documentBlocker": r["document_blocker"]} if r["document_blocker"] else {})
-        for r in outside.iter_rows(named=True)
+        for r in outside_rows
         if r["blockers"] is None
     ]
-    return TrendDocument.model_validate(
-        {"partitions": partitions, "blocked": blocked, "unmeasured": unmeasured}
-    )
+    return {"partitions": partitions, "blocked": blocked, "unmeasured": unmeasured}
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+def trend_json(series: pl.DataFrame, outside: pl.DataFrame) -> bytes:
+    """The trend document as the CLI prints it (indented JSON). Not validated here: checking
+    every run's rates with the strict model costs seconds at 10,000 runs (bench/trend.py);
+    `trend_document` validates the same bytes, and the tests hold the two together."""
+    return orjson.dumps(_document(series, outside), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def trend_document(series: pl.DataFrame, outside: pl.DataFrame) -> TrendDocument:
+    """The trend document of the two frames, validated by its strict model."""
+    return TrendDocument.model_validate_json(trend_json(series, outside))
 
 
 # --------------------------------------------------------------------------- the terminal
@@ -134,7 +163,9 @@ def _latest(point: Point) -> str:
 def drift_arrow(points: list[Point]) -> str:
     """The latest run against the one before it, when both are measured: ``↑ ↓ →``."""
     values = [
-        None if p is None or p["measured_pass_rate_state"] != "measured" else p["measured_pass_rate"]
+        None
+        if p is None or p["measured_pass_rate_state"] != "measured"
+        else p["measured_pass_rate"]
         for p in points[-2:]
     ]
     if len(values) < 2 or values[0] is None or values[1] is None:
@@ -179,11 +210,14 @@ def _partition_lines(index: int, total: int, rows: list[dict[str, Any]]) -> Iter
     runs = list(dict.fromkeys(r["run_id"] for r in rows))  # completion order, from the query
     yield Text(
         f"partition {index}/{total}: group {head['run_group_id']} · config "
-        f"{head['config_revision']} · cases {head['case_set_fingerprint']} · analyzer "
-        f"{head['stage_analyzer_version']} · measurements {head['measurements_schema_version']}",
+        f"{head['config_revision']} · cases {head['case_set_fingerprint']}",
         style="bold",
     )
-    yield Text(f"  {len(runs)} run{'s' * (len(runs) != 1)}, {_span(rows)}")
+    yield Text(
+        f"  analyzer {head['stage_analyzer_version']} · measurements "
+        f"{head['measurements_schema_version']} · {len(runs)} run{'s' * (len(runs) != 1)}, "
+        f"{_span(rows)}"
+    )
     ordered = sorted(rows, key=lambda r: (_slice_key(r), r["stage_index"]))  # stable: by run
     for _, slice_rows in groupby(ordered, key=_slice_key):
         slice_list = list(slice_rows)
@@ -205,12 +239,13 @@ def render_trend(series: pl.DataFrame, outside: pl.DataFrame, request: TrendRequ
     lines: list[Text] = [
         Text(
             f"trend · {request.chain_source} chains @ analyzer {request.analyzer_version} · "
-            f"slice {request.slice_dimension} · measured pass rate per run, oldest first",
+            f"slice {request.slice_dimension}",
             style="bold",
         ),
+        Text("measured pass rate per run, oldest first · right: latest run, ↑↓→ vs previous"),
         Text(
-            f"  {BARS[0]}…{BARS[-1]} 0–100 % · {NOT_MEASURED_POINT} not measured · blank: no "
-            "such slice · last: latest run, arrow vs the run before"
+            f"{BARS[0]}…{BARS[-1]} 0–100 % · {NOT_MEASURED_POINT} not measured · "
+            "blank: the run has no such slice"
         ),
     ]
     rows = list(series.iter_rows(named=True))
@@ -229,8 +264,10 @@ def _outside_lines(outside: pl.DataFrame, request: TrendRequest) -> Iterator[Tex
     unmeasured = outside.filter(pl.col("blockers").is_null())
     if blocked.height:
         yield Text("")
-        yield Text(f"blocked: {blocked.height} run(s) join no partition (parity blockers)",
-                   style="bold yellow")
+        yield Text(
+            f"blocked: {blocked.height} run(s) join no partition (parity blockers)",
+            style="bold yellow",
+        )
         for row in blocked.iter_rows(named=True):
             yield Text(f"  {row['run_id']}: {', '.join(row['blockers'])}")
     if unmeasured.height:

@@ -1,14 +1,14 @@
--- Trend rows: the three stage rates of every `final` analytics document whose run can join a
--- trend partition (CONTRACT §5.11), keyed by the partition — (run_group_id, config_revision,
--- case_set_fingerprint, stage_analyzer_version, measurements_schema_version) — and ordered
--- within it by `completed_at` (then run_id). A run joins a partition when its parity against
--- itself is unblocked: all three identities present, no mixed source versions, final; the
--- blocked ones are listed by sql/query/trend_blocked.sql with their blockers. One row is one
--- run's tally: nothing is summed or merged across runs (§5.8) — a partition is a series.
--- Rates keep `stage_rates`' envelope: value, state, numerator, denominator (NULL value and
--- 0/0 when notMeasured), and the exclusion counts beside them.
+-- Trend rows: the three stage rates of every analytics document whose run can join a trend
+-- partition (CONTRACT §5.11) — its parity against itself is unblocked (`self_blockers` of
+-- core.document_parity_facts empty: all three identities present, no mixed source versions,
+-- `final`) — keyed by the partition: (run_group_id, config_revision, case_set_fingerprint,
+-- stage_analyzer_version, measurements_schema_version), ordered within it by `completed_at`
+-- (then run_id) by the reader. The blocked runs are listed by sql/query/trend_outside.sql.
+-- One row is one run's own tally: nothing is summed or merged across runs (§5.8) — a
+-- partition is a series. Rates keep `stage_rates`' envelope: value, state, numerator,
+-- denominator (NULL value and 0/0 when notMeasured), and the exclusion counts beside them.
 -- Grain: one row per (run_id, chain_source, analyzer_version, slice_index, stage_index).
--- Reads: main.stage_rates, core.analytics_runs, core.run_summary.
+-- Reads: main.stage_rates, core.analytics_runs, core.run_summary, core.document_parity_facts.
 CREATE OR REPLACE VIEW main.stage_trend AS
 SELECT
     s.run_group_id,
@@ -50,9 +50,8 @@ JOIN core.analytics_runs a
     AND a.chain_source = r.chain_source
     AND a.analyzer_version = r.analyzer_version
 JOIN core.run_summary s ON s.run_id = r.run_id
-WHERE a.materialization_state = 'final'
-    AND s.run_group_id IS NOT NULL
-    AND s.config_revision IS NOT NULL
-    AND s.case_set_fingerprint IS NOT NULL
-    AND a.source_stage_analyzer_versions IS NULL
-    AND a.source_measurements_schema_versions IS NULL;
+JOIN core.document_parity_facts p
+    ON p.run_id = r.run_id
+    AND p.chain_source = r.chain_source
+    AND p.analyzer_version = r.analyzer_version
+WHERE len(p.self_blockers) = 0;
