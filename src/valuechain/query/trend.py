@@ -99,7 +99,8 @@ def _frame(con: duckdb.DuckDBPyConnection, name: str, request: TrendRequest) -> 
     except duckdb.CatalogException as exc:  # a store whose views predate this valuechain
         raise StoreError(
             "the store's views",
-            f"the store was last opened for writing by an older valuechain ({exc})",
+            "a view the trend reads is missing: the store was last opened for writing by an "
+            "older valuechain",
             "run any command that writes to the store once (e.g. valuechain materialize)",
         ) from exc
 

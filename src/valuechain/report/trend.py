@@ -11,6 +11,7 @@ Lines fit 80 columns.
 from __future__ import annotations
 
 import datetime as dt
+import textwrap
 from collections.abc import Iterator
 from itertools import groupby
 from typing import Any, Final
@@ -188,8 +189,8 @@ def _span(rows: list[dict[str, Any]]) -> str:
     moments = [r["completed_at"] for r in rows if r["completed_at"] is not None]
     if not moments:
         return "no completion times"
-    first, last = min(moments), max(moments)
-    return f"{_day(first)} → {_day(last)}"
+    first, last = _day(min(moments)), _day(max(moments))
+    return first if first == last else f"{first} → {last}"
 
 
 def _day(moment: dt.datetime) -> str:
@@ -269,7 +270,8 @@ def _outside_lines(outside: pl.DataFrame, request: TrendRequest) -> Iterator[Tex
             style="bold yellow",
         )
         for row in blocked.iter_rows(named=True):
-            yield Text(f"  {row['run_id']}: {', '.join(row['blockers'])}")
+            line = f"{row['run_id']}: {', '.join(row['blockers'])}"
+            yield Text(textwrap.fill(line, 80, initial_indent="  ", subsequent_indent="    "))
     if unmeasured.height:
         yield Text("")
         yield Text(
