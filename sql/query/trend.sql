@@ -14,5 +14,4 @@ WHERE chain_source = $chain_source
   AND ($stage IS NULL OR stage = $stage)
   AND ($suite_id IS NULL OR suite_id = $suite_id)
   AND (CAST($since AS TIMESTAMPTZ) IS NULL OR completed_at >= CAST($since AS TIMESTAMPTZ))
-ORDER BY run_group_id, config_revision, case_set_fingerprint, stage_analyzer_version,
-         measurements_schema_version, completed_at NULLS LAST, run_id, slice_index, stage_index;
+ORDER BY trend_order, slice_index, stage_index;

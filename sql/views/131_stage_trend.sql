@@ -2,23 +2,43 @@
 -- partition (CONTRACT §5.11) — its parity against itself is unblocked (`self_blockers` of
 -- core.document_parity_facts empty: all three identities present, no mixed source versions,
 -- `final`) — keyed by the partition: (run_group_id, config_revision, case_set_fingerprint,
--- stage_analyzer_version, measurements_schema_version), ordered within it by `completed_at`
--- (then run_id) by the reader. The blocked runs are listed by sql/query/trend_outside.sql.
--- One row is one run's own tally: nothing is summed or merged across runs (§5.8) — a
--- partition is a series. Rates keep `stage_rates`' envelope: value, state, numerator,
--- denominator (NULL value and 0/0 when notMeasured), and the exclusion counts beside them.
+-- stage_analyzer_version, measurements_schema_version). `run_position` is the run's place in
+-- its partition's series (1 = the earliest completion; no completion time sorts last, then
+-- run_id); `trend_order` orders every partition's series one after the other (partitions in
+-- key order) for one chain source and reader analyzer. The blocked runs are listed by
+-- sql/query/trend_outside.sql. One row is one run's own tally: nothing is summed or merged
+-- across runs (§5.8) — a partition is a series. Rates keep `stage_rates`' envelope: value,
+-- state, numerator, denominator (NULL value and 0/0 when notMeasured), and the exclusion
+-- counts beside them.
 -- Grain: one row per (run_id, chain_source, analyzer_version, slice_index, stage_index).
--- Reads: main.stage_rates, core.analytics_runs, core.run_summary, core.document_parity_facts.
+-- Reads: main.stage_rates, core.document_parity_facts.
 CREATE OR REPLACE VIEW main.stage_trend AS
+WITH joinable AS (
+    SELECT
+        *,
+        row_number() OVER (
+            PARTITION BY chain_source, analyzer_version, run_group_id, config_revision,
+                case_set_fingerprint, stage_analyzer_version, measurements_schema_version
+            ORDER BY completed_at NULLS LAST, run_id
+        ) AS run_position,
+        row_number() OVER (
+            PARTITION BY chain_source, analyzer_version
+            ORDER BY run_group_id, config_revision, case_set_fingerprint, stage_analyzer_version,
+                measurements_schema_version, completed_at NULLS LAST, run_id
+        ) AS trend_order
+    FROM core.document_parity_facts
+    WHERE len(self_blockers) = 0
+)
 SELECT
-    s.run_group_id,
-    s.config_revision,
-    s.case_set_fingerprint,
-    a.stage_analyzer_version,
-    a.measurements_schema_version,
-    s.suite_id,
+    j.run_group_id,
+    j.config_revision,
+    j.case_set_fingerprint,
+    j.stage_analyzer_version,
+    j.measurements_schema_version,
+    j.run_position,
+    j.suite_id,
     r.run_id,
-    s.completed_at,
+    j.completed_at,
     r.chain_source,
     r.analyzer_version,
     r.slice_index,
@@ -43,15 +63,10 @@ SELECT
     r.measurement_coverage_rate_denominator,
     r.not_applicable,
     r.reach_unknown,
-    r.not_measured
+    r.not_measured,
+    j.trend_order
 FROM main.stage_rates r
-JOIN core.analytics_runs a
-    ON a.run_id = r.run_id
-    AND a.chain_source = r.chain_source
-    AND a.analyzer_version = r.analyzer_version
-JOIN core.run_summary s ON s.run_id = r.run_id
-JOIN core.document_parity_facts p
-    ON p.run_id = r.run_id
-    AND p.chain_source = r.chain_source
-    AND p.analyzer_version = r.analyzer_version
-WHERE len(p.self_blockers) = 0;
+JOIN joinable j
+    ON j.run_id = r.run_id
+    AND j.chain_source = r.chain_source
+    AND j.analyzer_version = r.analyzer_version;
