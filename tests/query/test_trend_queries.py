@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
 import pytest
 from analytics_store import Funnels
-from trend_store import many_runs_trials, partitioned_store
+from trend_store import many_runs_store
 
 from valuechain.contract.documents import StageAnalyticsV1
+from valuechain.contract.vocab_rules import STAGES
 from valuechain.errors import UsageError
 from valuechain.query.parity import stage_analytics_parity_blockers
 from valuechain.query.trend import (
@@ -21,16 +21,6 @@ from valuechain.query.trend import (
     trend_frame,
     trend_request,
 )
-from valuechain.store import Database
-
-
-@pytest.fixture(scope="module")
-def trends() -> Iterator[Funnels]:
-    db = Database(":memory:")
-    try:
-        yield partitioned_store(db)
-    finally:
-        db.close()
 
 
 def series(funnels: Funnels, **kwargs: Any) -> pl.DataFrame:
@@ -66,14 +56,7 @@ def test_runs_are_partitioned_by_the_five_keys_and_ordered_by_completion(
     frame = series(trends)
     assert frame.height == 7 * 6
     first = frame.filter(pl.col("run_id") == "z-first")
-    assert first["stage"].to_list() == [
-        "connection",
-        "discovery",
-        "selection",
-        "call",
-        "response",
-        "userValue",
-    ]
+    assert first["stage"].to_list() == [s.value for s in STAGES]
     call = first.row(3, named=True)
     assert (call["measured_pass_rate_numerator"], call["measured_pass_rate_denominator"]) == (1, 2)
     assert call["measured_pass_rate"] == 0.5 and call["measured_pass_rate_state"] == "measured"
@@ -220,11 +203,7 @@ def test_since_is_read_as_utc(since: str | None, expected: datetime | None) -> N
 
 
 def test_a_few_hundred_runs_across_six_partitions() -> None:
-    db = Database(":memory:")
-    try:
-        funnels = Funnels(db)
-        funnels.add(*many_runs_trials(300))
-        funnels.materialize()
+    with many_runs_store(300) as funnels:
         frame = series(funnels, stage="call")
         found = partitions(frame)
         assert len(found) == 6
@@ -244,5 +223,3 @@ def test_a_few_hundred_runs_across_six_partitions() -> None:
             )
         user_value = series(funnels, stage="userValue")
         assert user_value["measured_pass_rate"].null_count() == user_value.height == 270
-    finally:
-        db.close()

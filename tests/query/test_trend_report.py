@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ import pydantic
 import pytest
 from analytics_store import Funnels
 from rich.console import Console
-from trend_store import many_runs_trials, partitioned_store
+from trend_store import many_runs_store
 
 from valuechain.contract.trend import BlockedRun, TrendDocument
 from valuechain.query.trend import runs_outside_partitions, trend_frame, trend_request
@@ -24,18 +23,8 @@ from valuechain.report.trend import (
     trend_document,
     trend_json,
 )
-from valuechain.store import Database
 
 GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden" / "trend_partitions"
-
-
-@pytest.fixture(scope="module")
-def trends() -> Iterator[Funnels]:
-    db = Database(":memory:")
-    try:
-        yield partitioned_store(db)
-    finally:
-        db.close()
 
 
 def frames(funnels: Funnels, **kwargs: Any) -> tuple[Any, Any, Any]:
@@ -113,17 +102,11 @@ def test_table_draws_not_measured_apart_from_a_low_bar(trends: Funnels) -> None:
 
 
 def test_table_of_many_runs_stays_within_80_columns() -> None:
-    db = Database(":memory:")
-    try:
-        funnels = Funnels(db)
-        funnels.add(*many_runs_trials(150))
-        funnels.materialize()
+    with many_runs_store(150) as funnels:
         text = screen(funnels, slice="intent")
         assert all(len(line) <= 80 for line in text.splitlines())
         assert "…" in text and "intent: (unlabelled)" in text
         assert "blocked: 15 run(s)" in text
-    finally:
-        db.close()
 
 
 def test_json_is_golden_and_valid_against_the_model(trends: Funnels, update_golden: bool) -> None:

@@ -12,6 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "materialize"))
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from analytics_store import T0, Funnels, TrialSpec
 
 from valuechain.store import Database
@@ -116,3 +119,16 @@ def many_runs_trials(runs: int) -> list[TrialSpec]:
                 )  # type: ignore[arg-type]
             )
     return trials
+
+
+@contextmanager
+def many_runs_store(runs: int) -> Iterator[Funnels]:
+    """An in-memory store of `many_runs_trials`, materialized; closed on exit."""
+    db = Database(":memory:")
+    try:
+        funnels = Funnels(db)
+        funnels.add(*many_runs_trials(runs))
+        funnels.materialize()
+        yield funnels
+    finally:
+        db.close()

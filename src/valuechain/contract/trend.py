@@ -78,11 +78,9 @@ class UnmeasuredRun(StrictModel):
 
 
 class TrendDocument(StrictModel):
-    """``{"partitions": [...], "blocked": [...], "unmeasured": [...]}``."""
+    """``{"partitions": [...], "blocked": [...], "unmeasured": [...]}``; the CLI's bytes are
+    built by ``report.trend.trend_json`` and validate against this model."""
 
     partitions: list[TrendPartition]
     blocked: list[BlockedRun]
     unmeasured: list[UnmeasuredRun]
-
-    def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2)
