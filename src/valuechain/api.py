@@ -25,7 +25,14 @@ from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn,
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
 from valuechain.query.issues import issues_frame
-from valuechain.query.runs import document_blocker, runs_frame
+from valuechain.query.runs import (
+    RunCompleteness,
+    StoreContents,
+    document_blocker,
+    run_completeness,
+    runs_frame,
+    store_contents,
+)
 from valuechain.query.spans import spans_by_role
 from valuechain.query.trend import runs_outside_partitions, trend_frame, trend_request
 from valuechain.query.trial import TrialView, first_failing_trial, trial_view
@@ -83,6 +90,14 @@ class Store:
     def runs(self) -> pl.DataFrame:
         """One row per run: identity, parity keys, analyzer, state, trials in and out."""
         return runs_frame(self.db.con)
+
+    def contents(self) -> StoreContents:
+        """What the store holds: traces, spans, runs and how many runs are eval runs."""
+        return store_contents(self.db.con)
+
+    def run_completeness(self, run: str) -> RunCompleteness | None:
+        """How many of the run's expected trials the store holds; None for an unknown run."""
+        return run_completeness(self.db.con, run)
 
     def has_run(self, run: str) -> bool:
         """Whether the store holds any trial of ``run``."""
