@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import decoders, derive, ingest, materialize, store_open
+from bench import decoders, derive, ingest, materialize, store_open, trend
 
 SUITES = {
     "ingest": ingest.run,
@@ -15,6 +15,7 @@ SUITES = {
     "derive": derive.run,
     "materialize": materialize.run,
     "store-open": store_open.run,
+    "trend": trend.run,
 }
 
 

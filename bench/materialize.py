@@ -191,10 +191,10 @@ FROM core.trials
 BASELINE = "SELECT run_id, stage, count(*) FROM core.stage_chain GROUP BY run_id, stage"
 
 
-def build_store(path: Path, trials: int) -> Database:
-    """A store of ``trials`` trials in runs of ``TRIALS_PER_RUN``, generated in SQL."""
+def build_store(path: Path, trials: int, per_run: int = TRIALS_PER_RUN) -> Database:
+    """A store of ``trials`` trials in runs of ``per_run``, generated in SQL."""
     db = Database(path)
-    params = {"n": trials, "per_run": TRIALS_PER_RUN}
+    params = {"n": trials, "per_run": per_run}
     start = time.perf_counter()
     for statement in (
         _TRIALS,

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -35,6 +36,7 @@ from valuechain.query.runs import (
     store_contents,
 )
 from valuechain.query.spans import spans_by_role
+from valuechain.query.trend import runs_outside_partitions, trend_frame, trend_request
 from valuechain.query.trial import TrialView, first_failing_trial, trial_view
 from valuechain.store import Database, PendingDerivation, open_database
 
@@ -148,6 +150,37 @@ class Store:
         """Run B against run A: parity blockers, stage deltas and case changes when comparable
         (``force``: list the cases of a blocked pair, not as a comparison claim)."""
         return compare_runs(self.db.con, a, b, chains=chains, analyzer=analyzer, force=force)
+
+    def trend(
+        self,
+        *,
+        suite: str | None = None,
+        stage: str | None = None,
+        slice: str = "overall",
+        since: dt.date | dt.datetime | str | None = None,
+        chains: str = "derived",
+        analyzer: int | None = None,
+    ) -> pl.DataFrame:
+        """Rates per stage of every final run that joins a partition of the parity keys
+        (view ``stage_trend``): partitions in key order, runs by completion time. Each row
+        is one run's own tally — never summed across runs; notMeasured rates stay null."""
+        request = trend_request(
+            suite=suite, stage=stage, slice=slice, since=since, chains=chains, analyzer=analyzer
+        )
+        return trend_frame(self.db.con, request)
+
+    def trend_blocked(
+        self,
+        *,
+        suite: str | None = None,
+        since: dt.date | dt.datetime | str | None = None,
+        chains: str = "derived",
+        analyzer: int | None = None,
+    ) -> pl.DataFrame:
+        """The runs `trend` leaves out: ``blockers`` says why (CONTRACT §5.11 order), or is
+        null for a run without such a document (unmeasured; ``document_blocker`` says why)."""
+        request = trend_request(suite=suite, since=since, chains=chains, analyzer=analyzer)
+        return runs_outside_partitions(self.db.con, request)
 
     def materialize(self, runs: Sequence[str] | None = None, *, validate: bool = True) -> int:
         """Rebuild the analytics of ``runs`` (None: every run); returns documents written."""

@@ -62,13 +62,16 @@ def duckdb_type(field: pa.Field) -> str:
 
 @pytest.fixture(scope="module")
 def ddl() -> Iterator[dict[str, list[Column]]]:
-    """Every ``core`` table of a fresh store → its columns, in ordinal order."""
+    """Every ``core`` table of a fresh store → its columns, in ordinal order (views, which
+    store nothing, are not tables)."""
     db = Database(":memory:")
     try:
         rows = db.con.execute(
-            "SELECT table_name, column_name, data_type, is_nullable = 'YES' "
-            "FROM information_schema.columns WHERE table_schema = 'core' "
-            "ORDER BY table_name, ordinal_position"
+            "SELECT c.table_name, c.column_name, c.data_type, c.is_nullable = 'YES' "
+            "FROM information_schema.columns c JOIN information_schema.tables t "
+            "USING (table_schema, table_name) "
+            "WHERE c.table_schema = 'core' AND t.table_type = 'BASE TABLE' "
+            "ORDER BY c.table_name, c.ordinal_position"
         ).fetchall()
     finally:
         db.close()

@@ -11,6 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "materialize"))
 
 from analytics_store import Funnels, SetupCopy, TrialSpec
+from trend_store import partitioned_store
 
 from valuechain.store import Database
 
@@ -35,5 +36,15 @@ def store() -> Iterator[Funnels]:
     funnels.materialize()
     try:
         yield funnels
+    finally:
+        db.close()
+
+
+@pytest.fixture(scope="module")
+def trends() -> Iterator[Funnels]:
+    """Runs across three partitions, blocked and unmeasured ones (trend_store.py)."""
+    db = Database(":memory:")
+    try:
+        yield partitioned_store(db)
     finally:
         db.close()

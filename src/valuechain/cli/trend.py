@@ -1,0 +1,62 @@
+"""``trend``: runs partitioned by their parity keys, rates per stage over time."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from valuechain.cli.app import emit, err, main, open_store, out
+from valuechain.cli.options import CHAINS, format_option, reader_analyzer_option
+from valuechain.contract.vocab import SliceDimension, Stage
+from valuechain.query.trend import trend_request
+from valuechain.report.formats import Format
+from valuechain.report.trend import render_trend, trend_json
+
+
+@main.command()
+@click.option("--suite", help="Only runs of this suite id.")
+@click.option("--stage", type=click.Choice([s.value for s in Stage]), help="Only this stage.")
+@click.option(
+    "--slice",
+    "slice_",
+    type=click.Choice([d.value for d in SliceDimension]),
+    default="overall",
+    show_default=True,
+)
+@click.option("--since", metavar="DATE", help="Only runs completed at or after DATE (UTC).")
+@CHAINS
+@reader_analyzer_option("Read the documents of this version.")
+@format_option("table", "json", "csv", help="csv: one row per run, slice and stage.")
+@click.pass_context
+def trend(
+    ctx: click.Context,
+    suite: str | None,
+    stage: str | None,
+    slice_: str,
+    since: str | None,
+    chains: str,
+    analyzer: int | None,
+    fmt: str,
+) -> None:
+    """Rates per stage over time, runs partitioned by parity keys; blocked runs and why."""
+    request = trend_request(  # bad values fail before the store is opened
+        suite=suite, stage=stage, slice=slice_, since=since, chains=chains, analyzer=analyzer
+    )
+    with open_store(ctx, read_only=True) as store:
+        series = store.trend(
+            suite=suite, stage=stage, slice=slice_, since=since, chains=chains, analyzer=analyzer
+        )
+        outside = store.trend_blocked(suite=suite, since=since, chains=chains, analyzer=analyzer)
+    if fmt == "json":
+        sys.stdout.buffer.write(trend_json(series, outside))
+    elif fmt == "csv":
+        emit(series, Format.CSV, None)
+        if outside.height:  # CSV holds the series only; say what it leaves out
+            err.print(
+                f"{outside.height} run(s) join no partition or are unmeasured: "
+                "see --format json or table",
+                highlight=False,
+            )
+    else:
+        out.print(render_trend(series, outside, request), highlight=False)
