@@ -20,6 +20,7 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_traces
+from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
@@ -63,6 +64,21 @@ class Store:
     def derive(self, *, analyzer: int = STAGE_ANALYZER_VERSION) -> DeriveSummary:
         """(Re)derive every trial's chain at ``analyzer`` (12, or the selectable 11)."""
         return derive_traces(self.db, None, analyzer=analyzer, content_changed=False)
+
+    def recompute(
+        self,
+        *,
+        analyzer: int = STAGE_ANALYZER_VERSION,
+        runs: Sequence[str] | None = None,
+        dry_run: bool = False,
+        prune: bool = False,
+        on_batch: BatchFn | None = None,
+    ) -> RecomputeResult:
+        """Re-derive what is stale for ``analyzer`` (older chains, changed evidence), batch by
+        batch from the stored evidence; ``prune`` then drops older derived chains."""
+        return recompute(
+            self.db, analyzer=analyzer, runs=runs, dry_run=dry_run, prune=prune, on_batch=on_batch
+        )
 
     def trial(
         self, trial_id: str, *, chains: str = "derived", analyzer: int | None = None

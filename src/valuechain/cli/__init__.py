@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from valuechain.cli import chains, funnels, ingest, tools  # noqa: F401 (registers commands)
+from valuechain.cli import chains, funnels, ingest, recompute, tools  # noqa: F401 (registers commands)
 from valuechain.cli.app import main
 
 __all__ = ["main"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -23,7 +23,7 @@ from valuechain._version import __version__
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
 
-STORE_SCHEMA_VERSION = 3  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
+STORE_SCHEMA_VERSION = 4  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
@@ -244,8 +244,10 @@ class Database:
         *,
         analyzer: int,
         replace_all_versions: bool,
+        then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
     ) -> None:
-        """Replace the trials of the ``touched`` traces and their chains in one transaction."""
+        """Replace the trials of the ``touched`` traces and their chains in one transaction;
+        ``then`` writes what follows from them (their runs' documents) in the same one."""
         con = self.con
         con.begin()
         try:
@@ -255,6 +257,8 @@ class Database:
             params = {"analyzer": analyzer, "replace_all_versions": replace_all_versions}
             for sql in sqlfiles.folder("derive"):
                 con.execute(sql.text, sql.bind(params))
+            if then is not None:
+                then(con)
             con.commit()
         except BaseException:
             con.rollback()
@@ -262,6 +266,29 @@ class Database:
         finally:
             for name in ("touched_traces", *(f"staged_{n}" for n in tables)):
                 con.unregister(name)
+
+    def prune_derived(
+        self,
+        target: int,
+        run_ids: Sequence[str] | None,
+        then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
+    ) -> None:
+        """Delete the derived chains older than ``target`` of trials that have one at
+        ``target`` (``run_ids``, None: every run; ``sql/recompute/2xx``), and ``then`` rebuild
+        what follows from them, in one transaction. The producer's chains are never touched."""
+        con = self.con
+        params = {"target": target, "all_runs": run_ids is None, "run_ids": list(run_ids or ())}
+        con.begin()
+        try:
+            for sql in sqlfiles.folder("recompute"):
+                if sql.name >= _FIRST_PRUNE:
+                    con.execute(sql.text, sql.bind(params))
+            if then is not None:
+                then(con)
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
 
 
 def _migrations(stored: int | None, phase: str) -> list[sqlfiles.SqlFile]:
@@ -297,6 +324,7 @@ def _undo_statements() -> list[sqlfiles.SqlFile]:
 BEGIN_IMPORT = "ingest/010_begin_import.sql"
 END_IMPORT = "ingest/980_end_import.sql"
 _MARKER = "import_in_progress"
+_FIRST_PRUNE = "recompute/200_"
 _TRIAL_SPANS = "evidence/010_trial_spans.sql"
 _TRIAL_ATTRIBUTES = "evidence/020_trial_attributes.sql"
 _TRIAL_SOURCES = "evidence/030_trial_sources.sql"
