@@ -20,8 +20,8 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_traces
-from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
 from valuechain.query.issues import issues_frame

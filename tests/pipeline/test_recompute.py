@@ -217,7 +217,7 @@ def test_prune_removes_only_older_derived_chains_that_have_a_newer_one(db: Datab
     result = recompute(db, prune=True)
     assert result.plan.batches  # the last run is still behind: recompute does it first
     assert set(result.pruned["run_id"].to_list()) == set(runs)
-    assert derived_versions(db) == dict.fromkeys(runs, [12])
+    assert derived_versions(db) == {run: [12] for run in runs}
     versions = db.con.execute(
         "SELECT source, list(DISTINCT analyzer_version ORDER BY analyzer_version) "
         "FROM core.trial_outcome GROUP BY source ORDER BY source"
@@ -235,7 +235,7 @@ def test_prune_removes_only_older_derived_chains_that_have_a_newer_one(db: Datab
 def test_prune_keeps_an_old_chain_with_no_newer_one_beside_it(db: Database) -> None:
     runs = sorted(derived_versions(db))
     recompute(db, runs=runs[:1], prune=True)
-    assert derived_versions(db) == {runs[0]: [12], **dict.fromkeys(runs[1:], [11])}
+    assert derived_versions(db) == {run: [12] if run == runs[0] else [11] for run in runs}
 
 
 def test_changed_evidence_is_stale_and_rederived(db: Database, tmp_path: Path) -> None:

@@ -45,7 +45,8 @@ def runs(ctx: click.Context, fmt: str) -> None:
             .fill_null("missing")
             .alias("parity (group · config · case set)"),
             pl.col("stage_analyzer_version").alias("analyzer"),
-            pl.col("document_analyzer_versions").list.eval(pl.element().cast(pl.String))
+            pl.col("document_analyzer_versions")
+            .list.eval(pl.element().cast(pl.String))
             .list.join(", ")
             .alias("documents at"),
             pl.when(pl.col("stale")).then(pl.lit("stale")).otherwise(pl.lit("")).alias("recompute"),

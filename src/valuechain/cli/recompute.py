@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import click
 import polars as pl
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -61,39 +63,41 @@ def recompute(
 
 
 def print_recompute(result: RecomputeResult) -> None:
+    say = partial(out.print, highlight=False, soft_wrap=True)  # one line each, never wrapped
     plan, target = result.plan, result.plan.target
     if result.nothing_stale:
-        out.print(
+        say(
             f"nothing to recompute: every derived chain is at analyzer {target} or newer "
             "and was derived from the evidence stored now"
         )
     else:
         verb = "would re-derive" if result.dry_run else "re-derived"
-        out.print(
+        batches = _count(len(plan.batches), "batch", "batches")
+        say(
             f"{verb} {result.trials} trials in {len(result.runs)} runs at analyzer {target} "
-            f"({_count(len(plan.batches), 'batch', 'batches')}): {plan.trials_behind} trials behind it, "
+            f"({batches}): {plan.trials_behind} trials behind it, "
             f"{plan.traces_changed} traces whose evidence changed"
             + ("" if result.dry_run else f"; {result.documents} documents written")
         )
-        out.print("runs: " + ", ".join(result.runs), highlight=False, soft_wrap=True)
+        say("runs: " + ", ".join(result.runs))
     if result.dry_run and not result.nothing_stale:
         if result.new_chains:
-            out.print(f"{result.new_chains} trials would get their first derived chain")
+            say(f"{result.new_chains} trials would get their first derived chain")
         if result.flips.height:
             out.print(to_rich_table(_flip_table(result.flips)))
         else:
-            out.print("no stage row would change state or reason")
+            say("no stage row would change state or reason")
     if result.pruned.height:
         verb = "would prune" if result.dry_run else "pruned"
         for (version,), group in result.pruned.group_by("analyzer_version", maintain_order=True):
-            out.print(
+            say(
                 f"{verb} the analyzer {version} chains of {group['trials'].sum()} trials "
                 f"in {group.height} runs"
             )
     elif not result.nothing_stale and not result.dry_run:
-        out.print("older analyzer versions are kept beside them (--prune drops them)")
+        say("older analyzer versions are kept beside them (--prune drops them)")
     if result.dry_run:
-        out.print("dry run: nothing was changed")
+        say("dry run: nothing was changed")
 
 
 def _flip_table(flips: pl.DataFrame) -> pl.DataFrame:

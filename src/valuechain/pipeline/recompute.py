@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import duckdb
 import polars as pl
@@ -99,11 +100,8 @@ def recompute(
         staged = stage_batch(db, batch.traces, analyzer)
         batch_runs = sorted({*staged.summary.run_ids, *batch.stored_run_ids})
         written: list[int] = []
-
-        def materialize(con: duckdb.DuckDBPyConnection, runs_: list[str] = batch_runs) -> None:
-            written.append(materialize_in_transaction(con, runs_))
-
-        write_batch(db, staged, analyzer, batch.evidence_changed, then=materialize)
+        then = partial(_materialize_into, runs=batch_runs, written=written)
+        write_batch(db, staged, analyzer, batch.evidence_changed, then=then)
         trials += staged.summary.trials
         documents += sum(written)
         touched_runs.update(batch_runs)
@@ -113,6 +111,13 @@ def recompute(
     return RecomputeResult(
         plan, False, trials, tuple(sorted(touched_runs)), documents, pruned=pruned
     )
+
+
+def _materialize_into(
+    con: duckdb.DuckDBPyConnection, *, runs: list[str], written: list[int]
+) -> None:
+    """Rebuild the documents of ``runs`` inside the batch's transaction; count them."""
+    written.append(materialize_in_transaction(con, runs))
 
 
 def check_target(db: Database, analyzer: int) -> None:
@@ -214,11 +219,8 @@ def _prune(db: Database, analyzer: int, runs: Sequence[str] | None) -> pl.DataFr
     found = prunable(db.con, analyzer, runs)
     if found.height:
         pruned_runs = sorted(set(found["run_id"].to_list()))
-
-        def materialize(con: duckdb.DuckDBPyConnection) -> None:
-            materialize_in_transaction(con, pruned_runs)
-
-        db.prune_derived(analyzer, None if runs is None else list(runs), then=materialize)
+        then = partial(_materialize_into, runs=pruned_runs, written=[])
+        db.prune_derived(analyzer, None if runs is None else list(runs), then=then)
     return found
 
 
