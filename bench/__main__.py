@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import decoders, derive, ingest, materialize
+from bench import decoders, derive, ingest, materialize, recompute
 
 SUITES = {
     "ingest": ingest.run,
@@ -14,6 +14,7 @@ SUITES = {
     "decoders": decoders.run,
     "derive": derive.run,
     "materialize": materialize.run,
+    "recompute": recompute.run,
 }
 
 

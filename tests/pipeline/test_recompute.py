@@ -257,19 +257,37 @@ def test_changed_evidence_is_stale_and_rederived(db: Database, tmp_path: Path) -
     assert recompute(db).nothing_stale
 
 
-def test_version_ahead_is_refused_and_nothing_changes(db: Database) -> None:
+def test_a_newer_target_or_an_unknown_one_is_refused(db: Database) -> None:
     with pytest.raises(VersionAheadError, match="newer than this valuechain's analyzer"):
         recompute(db, analyzer=13)
     with pytest.raises(UsageError, match="not an analyzer valuechain can derive at"):
         recompute(db, analyzer=10)
-    db.con.execute(
-        "INSERT INTO core.stage_chain SELECT trial_id, run_id, source, 13, stage_index, stage, "
-        "state, reason, evidence FROM core.stage_chain WHERE source = 'derived' LIMIT 6"
-    )
+
+
+@pytest.mark.parametrize(
+    ("ahead", "message"),
+    [
+        (
+            "INSERT INTO core.stage_chain SELECT trial_id, run_id, source, 13, stage_index, "
+            "stage, state, reason, evidence FROM core.stage_chain WHERE source = 'derived' "
+            "LIMIT 6",
+            "1 derived chains at analyzer 13",
+        ),
+        (
+            "INSERT INTO core.analytics_runs SELECT * REPLACE (14 AS analyzer_version) "
+            "FROM core.analytics_runs WHERE chain_source = 'derived' LIMIT 1",
+            "1 analytics documents at analyzer 14",
+        ),
+    ],
+)
+def test_a_store_with_chains_ahead_is_refused_untouched(
+    db: Database, ahead: str, message: str
+) -> None:
+    db.con.execute(ahead)
     before = dump(db)
     for dry_run in (True, False):
-        with pytest.raises(VersionAheadError, match="1 derived chains at analyzer 13"):
-            recompute(db, dry_run=dry_run)
+        with pytest.raises(VersionAheadError, match=message):
+            recompute(db, dry_run=dry_run, prune=True)
     assert dump(db) == before
 
 
