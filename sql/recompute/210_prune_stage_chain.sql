@@ -1,12 +1,5 @@
--- Prune: drop core.stage_chain's derived rows older than $target of trials that have a derived
--- chain at $target, in $run_ids or every run ($all_runs); the producer's rows stay.
--- Grain: deletes rows of core.stage_chain. Reads: core.trial_outcome.
-DELETE FROM core.stage_chain x
-WHERE x.source = 'derived'
-  AND x.analyzer_version < $target
-  AND ($all_runs OR x.run_id IN (SELECT unnest(CAST($run_ids AS VARCHAR[]))))
-  AND EXISTS (
-      SELECT 1 FROM core.trial_outcome n
-      WHERE n.trial_id = x.trial_id AND n.run_id = x.run_id
-        AND n.source = 'derived' AND n.analyzer_version = $target
-  );
+-- Prune: drop the derived stage_chain rows of the chains set aside by 200.
+-- Grain: deletes rows of core.stage_chain. Reads: pruned_chains.
+DELETE FROM core.stage_chain x USING pruned_chains p
+WHERE x.source = 'derived' AND x.trial_id = p.trial_id AND x.run_id = p.run_id
+  AND x.analyzer_version = p.analyzer_version;

@@ -20,6 +20,7 @@ import pytest
 
 import valuechain
 from valuechain.contract.tables import STORED_TABLES
+from valuechain.derive.routing import KIND_TABLE
 from valuechain.errors import UsageError, VersionAheadError
 from valuechain.pipeline.derive import load_trials
 from valuechain.pipeline.imports import ImportOptions, import_paths
@@ -28,22 +29,13 @@ from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
 
 RUNS = 3
-# CONTRACT §3.3: the kinds added after analyzer 11 and the stage analyzer 12 routes each to;
-# analyzer 11 lets them fall through to userValue (§7.2 (b)).
+# CONTRACT §3.3 (pinned by tests/derive/test_derive_analyzer11.py): the kinds added after
+# analyzer 11, each with the stage analyzer 12 routes it to; analyzer 11 lets them fall through
+# to userValue (§7.2 (b)).
 LATER_KINDS = {
-    **dict.fromkeys(
-        (
-            "toolDescriptionsPresent",
-            "toolAnnotationsPresent",
-            "toolNamesUnique",
-            "noDeprecatedToolExposed",
-            "toolInputSchemasWellFormed",
-            "toolOutputSchemasPresent",
-        ),
-        "discovery",
-    ),
-    "toolInputMatches": "call",
-    "toolResultMatches": "response",
+    kind: stage.value
+    for kind, stage, v11 in KIND_TABLE
+    if v11 is None and kind != "responseCloseTo"
 }
 _TIMES = ("created_at", "updated_at")
 

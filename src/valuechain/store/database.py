@@ -249,20 +249,12 @@ class Database:
         """Replace the trials of the ``touched`` traces and their chains in one transaction;
         ``then`` writes what follows from them (their runs' documents) in the same one."""
         con = self.con
-        con.begin()
+        params = {"analyzer": analyzer, "replace_all_versions": replace_all_versions}
         try:
             con.register("touched_traces", touched)
             for name, table in tables.items():
                 con.register(f"staged_{name}", table)
-            params = {"analyzer": analyzer, "replace_all_versions": replace_all_versions}
-            for sql in sqlfiles.folder("derive"):
-                con.execute(sql.text, sql.bind(params))
-            if then is not None:
-                then(con)
-            con.commit()
-        except BaseException:
-            con.rollback()
-            raise
+            self._write(sqlfiles.folder("derive"), params, then)
         finally:
             for name in ("touched_traces", *(f"staged_{n}" for n in tables)):
                 con.unregister(name)
@@ -276,13 +268,22 @@ class Database:
         """Delete the derived chains older than ``target`` of trials that have one at
         ``target`` (``run_ids``, None: every run; ``sql/recompute/2xx``), and ``then`` rebuild
         what follows from them, in one transaction. The producer's chains are never touched."""
-        con = self.con
         params = {"target": target, "all_runs": run_ids is None, "run_ids": list(run_ids or ())}
+        statements = [f for f in sqlfiles.folder("recompute") if f.name >= _FIRST_PRUNE]
+        self._write(statements, params, then)
+
+    def _write(
+        self,
+        statements: Iterable[sqlfiles.SqlFile],
+        params: Mapping[str, Any],
+        then: Callable[[duckdb.DuckDBPyConnection], object] | None,
+    ) -> None:
+        """Run ``statements``, then ``then``, in one transaction: all of it or none."""
+        con = self.con
         con.begin()
         try:
-            for sql in sqlfiles.folder("recompute"):
-                if sql.name >= _FIRST_PRUNE:
-                    con.execute(sql.text, sql.bind(params))
+            for sql in statements:
+                con.execute(sql.text, sql.bind(params))
             if then is not None:
                 then(con)
             con.commit()
