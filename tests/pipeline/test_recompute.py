@@ -22,7 +22,7 @@ import valuechain
 from valuechain.contract.tables import STORED_TABLES
 from valuechain.derive.routing import KIND_TABLE
 from valuechain.errors import UsageError, VersionAheadError
-from valuechain.pipeline.derive import load_trials
+from valuechain.pipeline.derive import derive_traces, load_trials
 from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.pipeline.recompute import plan_recompute, recompute
 from valuechain.store import Database
@@ -247,6 +247,22 @@ def test_changed_evidence_is_stale_and_rederived(db: Database, tmp_path: Path) -
     result = recompute(db)
     assert result.trials >= 2 + 24  # the new run and the whole run of the changed trace
     assert recompute(db).nothing_stale
+
+
+def test_derive_on_demand_stamps_only_what_it_made_whole(db: Database, tmp_path: Path) -> None:
+    """Imported without deriving, then derived at 11 and at 12 by hand: nothing is stale, both
+    versions stay. A hand derive at one version over changed evidence does not hide it."""
+    extra = tmp_path / "later.jsonl"
+    write_export(extra, SynthConfig(runs=1, cases=2, models=1, reps=1, seed=5), ndjson=True)
+    assert import_paths(db, [extra], ImportOptions(derive=False)).ok
+    assert plan_recompute(db, 12).traces_changed == 2
+    derive_traces(db, None, analyzer=11, content_changed=False)
+    derive_traces(db, None, analyzer=12, content_changed=False)
+    assert recompute(db).nothing_stale
+    assert set(map(tuple, derived_versions(db).values())) == {(11, 12)}
+    db.con.execute("UPDATE core.derived_evidence SET last_span_row = -1")  # evidence changed
+    derive_traces(db, None, analyzer=12, content_changed=False)
+    assert plan_recompute(db, 12).traces_changed == RUNS * 24 + 2
 
 
 def test_a_newer_target_or_an_unknown_one_is_refused(db: Database) -> None:
