@@ -25,7 +25,14 @@ from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
 from valuechain.query.issues import issues_frame
-from valuechain.query.runs import document_blocker, runs_frame
+from valuechain.query.runs import (
+    RunCompleteness,
+    StoreContents,
+    document_blocker,
+    run_completeness,
+    runs_frame,
+    store_contents,
+)
 from valuechain.query.spans import spans_by_role
 from valuechain.query.trial import TrialView, first_failing_trial, trial_view
 from valuechain.store import Database, open_database
@@ -97,6 +104,14 @@ class Store:
     def runs(self) -> pl.DataFrame:
         """One row per run: identity, parity keys, analyzer, state, trials in and out."""
         return runs_frame(self.db.con)
+
+    def contents(self) -> StoreContents:
+        """What the store holds: traces, spans, runs and how many runs are eval runs."""
+        return store_contents(self.db.con)
+
+    def run_completeness(self, run: str) -> RunCompleteness | None:
+        """How many of the run's expected trials the store holds; None for an unknown run."""
+        return run_completeness(self.db.con, run)
 
     def has_run(self, run: str) -> bool:
         """Whether the store holds any trial of ``run``."""

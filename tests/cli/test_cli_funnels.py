@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from cli_runner import EXAMPLE_RUN, run
 
@@ -53,20 +52,6 @@ def test_missing_run_and_unmeasured_run_say_different_things(example_store: str)
     assert "UNMEASURED" in unmeasured.output and "no such run" not in unmeasured.output
     as_json = run("--store", example_store, "funnel", EXAMPLE_RUN, "--format", "json")
     assert as_json.exit_code == 1 and "unmeasured" in as_json.output
-
-
-def test_a_run_without_a_suite_says_why_it_has_no_document(tmp_path: Path, shared: Path) -> None:
-    path = str(tmp_path / "plain.duckdb")
-    plain = shared / "conformance/otlp/04_jaeger_cassandra_otel_traces_01_links_events.json"
-    assert run("--store", path, "import", plain).exit_code == 0
-    (source_run,) = valuechain.open(path, read_only=True).runs()["run_id"].to_list()
-    assert source_run.startswith("src-")
-    result = run("--store", path, "funnel", source_run)
-    assert result.exit_code == 0
-    assert "UNMEASURED" in result.output and "suiteIdMissing" in result.output
-    as_json = run("--store", path, "funnel", source_run, "--format", "json")
-    assert as_json.exit_code == 1
-    assert "(why: suiteIdMissing)" in as_json.output and "CONTRACT §5.1" in as_json.output
 
 
 def test_materialize_rebuilds_every_document(example_store: str) -> None:

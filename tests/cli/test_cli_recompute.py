@@ -8,6 +8,8 @@ import orjson
 import pytest
 from cli_runner import EXAMPLE, EXAMPLE_RUN, red_line, run
 
+import valuechain
+from valuechain.report.runs import runs_table
 from valuechain.store import Database
 
 
@@ -75,3 +77,14 @@ def test_an_unknown_run_and_a_newer_analyzer_are_one_red_line(example_store: str
     ahead = run("--store", example_store, "recompute")
     assert ahead.exit_code == 1
     assert "newer than this valuechain's analyzer (12)" in red_line(ahead)
+
+
+def test_runs_says_a_run_at_an_older_analyzer_needs_a_recompute(store_at_11: str) -> None:
+    def cells() -> tuple[str, str]:
+        with valuechain.open(store_at_11, read_only=True) as store:
+            (row,) = runs_table(store.runs()).rows(named=True)
+        return row["trials in/total"], row["documents"]
+
+    assert cells() == ("older analyzer only: run valuechain recompute", "11 stale")
+    run("--store", store_at_11, "recompute")
+    assert cells() == ("7/8", "11,12")  # the example has one excluded trial

@@ -6,7 +6,6 @@ import json
 import sys
 
 import click
-import polars as pl
 
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.options import (
@@ -21,6 +20,14 @@ from valuechain.contract.documents import stage_analytics_json_schema
 from valuechain.errors import UsageError
 from valuechain.report.formats import Format
 from valuechain.report.funnel import render_funnel
+from valuechain.report.runs import (
+    NO_EVAL_RUN,
+    completeness_text,
+    no_eval_run_hint,
+    not_an_eval_run_text,
+    runs_table,
+    store_note,
+)
 
 
 # ---------------------------------------------------------------------------- funnels
@@ -28,31 +35,18 @@ from valuechain.report.funnel import render_funnel
 @format_option("table", "csv", "json")
 @click.pass_context
 def runs(ctx: click.Context, fmt: str) -> None:
-    """List runs: suite, completion, trials in/out, parity identity, analyzer, state."""
+    """List runs: suite, completion, trials in/out and in store, parity, analyzer, state."""
     with open_store(ctx, read_only=True) as store:
         frame = store.runs()
-    if fmt == "table":  # the columns a person compares runs by; csv/json carry every column
-        frame = frame.select(
-            "run_id",
-            "suite_id",
-            "completed_at",
-            pl.format("{}/{}", "included_trials", "total_trials").alias("trials in/total"),
-            pl.concat_str(
-                ["run_group_id", "config_revision", "case_set_fingerprint"],
-                separator=" · ",
-                ignore_nulls=False,
-            )
-            .fill_null("missing")
-            .alias("parity (group · config · case set)"),
-            pl.col("stage_analyzer_version").alias("analyzer"),
-            pl.col("document_analyzer_versions")
-            .list.eval(pl.element().cast(pl.String))
-            .list.join(", ")
-            .alias("documents at"),
-            pl.when(pl.col("stale")).then(pl.lit("stale")).otherwise(pl.lit("")).alias("recompute"),
-            pl.col("materialization_state").alias("state"),
-        )
-    emit(frame, Format(fmt), None)
+        contents = store.contents()
+    if fmt != "table":  # csv/json carry every column, and nothing but the rows
+        emit(frame, Format(fmt), None)
+        return
+    if frame.height:
+        emit(runs_table(frame), Format.TABLE, None)
+    note = store_note(contents)
+    if note:
+        out.print(note)
 
 
 @main.command()
@@ -73,19 +67,28 @@ def funnel(
 ) -> None:
     """One run's funnel per stage: counts, rates (n/m when not measured), exclusions."""
     with open_store(ctx, read_only=True) as store:
+        contents = store.contents()
+        if not contents.has_eval_run:
+            raise UsageError(f"run {run}", NO_EVAL_RUN, no_eval_run_hint(contents))
         document = store.analytics_document(run, chains=chains, analyzer=analyzer)
         frame = (
             store.funnel(run, slice_, chains=chains, analyzer=analyzer) if fmt == "csv" else None
         )
-        blocker = store.document_blocker(run) if document is None else None
+        completeness = store.run_completeness(run)
+    blocker = completeness.document_blocker if completeness and document is None else None
+    foreign = completeness is not None and not completeness.eval_run
     why = f" (why: {blocker})" if blocker else ""
     if fmt == "json":
         if document is None:
             raise UsageError(
                 f"run {run}",
-                "the run exists and has no analytics document for "
+                not_an_eval_run_text(run)
+                if foreign
+                else "the run exists and has no analytics document for "
                 f"{chains} chains: it is unmeasured, not an empty funnel{why}",
-                "the export lacks what CONTRACT §5.1 requires; see valuechain runs"
+                "funnels are for eval exports (mcp.app.*); see valuechain runs"
+                if foreign
+                else "the export lacks what CONTRACT §5.1 requires; see valuechain runs"
                 if why
                 else "run valuechain materialize, or valuechain derive first",
             )
@@ -94,9 +97,18 @@ def funnel(
         emit(frame, Format.CSV, None)
     else:
         out.print(
-            render_funnel(document, run_id=run, slice=slice_, chains=chains, analyzer=analyzer)
+            render_funnel(
+                document,
+                run_id=run,
+                slice=slice_,
+                chains=chains,
+                analyzer=analyzer,
+                completeness=completeness_text(completeness) if completeness else None,
+            )
         )
-        if why:
+        if foreign:
+            out.print(not_an_eval_run_text(run))
+        elif why:
             out.print(f"no document{why}: CONTRACT §5.1 requires a suite id and one run identity")
 
 

@@ -180,12 +180,17 @@ def _family(rows: pl.DataFrame, family: Special, classes: list[KeyClass]) -> pl.
     )
 
 
+# A user message inside a serialised list: JSON, or the Python repr the deprecated
+# `gen_ai.prompt` string was written as (`[{'role': 'user', …}]`).
+_USER_ROLE_IN_MESSAGES = r"""["']role["']\s*:\s*["']user["']"""
+
+
 def _user_signals(rows: pl.DataFrame, keys: list[str | None]) -> pl.DataFrame:
     """Span rows that show a user ask: a user message, or an `input.value` (§3.8)."""
     part = rows.filter(pl.col("special") == int(Special.USER_SIGNAL))
     key = lookup(keys, pl.String())
     message = (key != cv.INPUT_VALUE) & (
-        (pl.col("text") == "user") | pl.col("text").str.contains(r'"role"\s*:\s*"user"')
+        (pl.col("text") == "user") | pl.col("text").str.contains(_USER_ROLE_IN_MESSAGES)
     )
     return part.select(
         pl.col("owner_row").alias("span_row"),

@@ -35,8 +35,10 @@ class Special(IntEnum):
     NONE = 0
     STAGE = 1  # mcp.app.stages.<i>.<field>
     MEASUREMENT = 2  # mcp.app.measurements.<i>.<field>
-    LLM_CALL = 3  # llm.output_messages.<i>.message.tool_calls.<k>.tool_call.{id,function.name}
-    USER_SIGNAL = 4  # input.value, llm.input_messages.<i>.message.role, gen_ai.input.messages
+    LLM_CALL = 3  # llm.output_messages.<i>.message.tool_calls.<k>.tool_call.{id,function.name},
+    #              gen_ai.completion.<i>.tool_calls.<k>.{id,name} (deprecated GenAI)
+    USER_SIGNAL = 4  # input.value, llm.input_messages.<i>.message.role, gen_ai.input.messages,
+    #                  gen_ai.prompt.<i>.role and gen_ai.prompt (deprecated GenAI)
 
 
 class ValueColumn(IntEnum):
@@ -86,7 +88,7 @@ READ_KEYS: tuple[ReadKey, ...] = tuple(
     ReadKey(key, kind, owner) for key, (kind, owner) in cv.READ_KEYS.items()
 )
 _READ_INDEX = {rk.key: i for i, rk in enumerate(READ_KEYS)}
-_USER_SIGNAL_KEYS = frozenset({cv.INPUT_VALUE, cv.GENAI_INPUT_MESSAGES})
+_USER_SIGNAL_KEYS = frozenset({cv.INPUT_VALUE, cv.GENAI_INPUT_MESSAGES, cv.GENAI_PROMPT})
 
 
 @cache
@@ -102,14 +104,18 @@ def classify_key(key: str) -> KeyClass:
     elif kind is None and (m := ck.MEASUREMENT_KEY.match(key)):
         kind = ck.MEASUREMENT_FIELDS.get(m.group(2))
         special, index1, field = Special.MEASUREMENT, int(m.group(1)), m.group(2)
-    elif m := cv.LLM_TOOL_CALL_KEY.match(key):
+    elif m := cv.LLM_TOOL_CALL_KEY.match(key) or cv.GENAI_COMPLETION_TOOL_CALL_KEY.match(key):
         special, index1, index2, field = (
             Special.LLM_CALL,
             int(m.group(1)),
             int(m.group(2)),
-            m.group(3),
+            cv.TOOL_CALL_FIELDS[m.group(3)],
         )
-    elif key in _USER_SIGNAL_KEYS or cv.LLM_INPUT_ROLE_KEY.match(key):
+    elif (
+        key in _USER_SIGNAL_KEYS
+        or cv.LLM_INPUT_ROLE_KEY.match(key)
+        or cv.GENAI_PROMPT_ROLE_KEY.match(key)
+    ):
         special = Special.USER_SIGNAL
     if kind is not None:
         contract_kind = KIND_CODE[kind]

@@ -95,6 +95,18 @@ LLM_TOOL_CALL_KEY: Final = re.compile(
     r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.(id|function\.name)$"
 )
 LLM_INPUT_ROLE_KEY: Final = re.compile(r"^llm\.input_messages\.(\d+)\.message\.role$")
+# The deprecated GenAI transcript keys instrumentations still write (semconv
+# registry-deprecated; OpenLLMetry's indexed form): the user's ask is a prompt message with
+# role `user`, the answer's requested tool calls are read like OpenInference's (§2.4 (1)).
+GENAI_PROMPT: Final = "gen_ai.prompt"  # the whole prompt as one string (Python or JSON list)
+GENAI_PROMPT_ROLE_KEY: Final = re.compile(r"^gen_ai\.prompt\.(\d+)\.role$")
+GENAI_COMPLETION_TOOL_CALL_KEY: Final = re.compile(
+    r"^gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.(id|name)$"
+)
+# The field names of a requested call, as the OpenInference family spells them.
+TOOL_CALL_FIELDS: Mapping[str, str] = MappingProxyType(
+    {"id": "id", "function.name": "function.name", "name": "function.name"}
+)
 LLM_OUTPUT_PREFIX: Final = "llm.output_messages."
 LLM_INPUT_PREFIX: Final = "llm.input_messages."
 

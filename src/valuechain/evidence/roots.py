@@ -17,6 +17,7 @@ from valuechain.evidence import conventions as cv
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.contract_keys import OwnerClass
 from valuechain.evidence.frames import first_non_null
+from valuechain.evidence.genai import inference_span, observed_variant
 from valuechain.evidence.prepare import gather_class
 
 SourceRuns = Mapping[int, str | bytes]
@@ -49,19 +50,17 @@ def trial_roots(
         attrs, OwnerClass.TRIAL, roots, contract & (pl.col("owner_class") == OwnerClass.TRIAL)
     )
     roots = pl.concat([roots, root_keys], how="horizontal")
-    is_llm = (
-        (pl.col("t_contract") & (pl.col("role") == ck.Role.LLM))
-        | (pl.col("oi") == "LLM")
-        | pl.col(cv.GENAI_OPERATION).is_in(cv.INFERENCE_OPERATIONS)
-    )
+    is_llm = inference_span(st)
     llm = st.filter(is_llm).sort("trial_index", "start_ns", "span_row", nulls_last=True)
-    per_trial = llm.group_by("trial_index").agg(
-        first_non_null(llm, cv.INPUT_TOKENS).sum().alias("input_tokens"),
-        first_non_null(llm, cv.INPUT_TOKENS).count().alias("_n_in"),
-        first_non_null(llm, cv.OUTPUT_TOKENS).sum().alias("output_tokens"),
-        first_non_null(llm, cv.OUTPUT_TOKENS).count().alias("_n_out"),
-        first_non_null(llm, cv.PROVIDER).drop_nulls().first().alias("observed_provider"),
-        first_non_null(llm, cv.REQUEST_MODEL).drop_nulls().first().alias("observed_model"),
+    per_trial = (
+        llm.group_by("trial_index")
+        .agg(
+            first_non_null(llm, cv.INPUT_TOKENS).sum().alias("input_tokens"),
+            first_non_null(llm, cv.INPUT_TOKENS).count().alias("_n_in"),
+            first_non_null(llm, cv.OUTPUT_TOKENS).sum().alias("output_tokens"),
+            first_non_null(llm, cv.OUTPUT_TOKENS).count().alias("_n_out"),
+        )
+        .join(observed_variant(st, is_llm), on="trial_index", how="full", coalesce=True)
     )
     turns = st.filter(pl.col("t_contract") & (pl.col("role") == ck.Role.TURN))
     flags = st.group_by("trial_index").agg(

@@ -2,15 +2,52 @@
 
 A listing is a trend series, never an aggregate: nothing here sums across runs (seed 001,
 population rule 7). Analytics columns are NULL for a run without a document at the current
-analyzer (derived chains): that run is UNMEASURED there (CONTRACT §5.10), not zero.
+analyzer (derived chains): that run is UNMEASURED there (CONTRACT §5.10), not zero. What the
+store holds besides runs (plain traces that are no eval run, TRACE-FORMAT §3.8) and how much
+of a run it holds (TRACE-FORMAT §5.2 `W_RUN_INCOMPLETE_IN_EXPORT`) are read here too, so every
+reader can say so instead of showing an empty or silently partial table.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import duckdb
 import polars as pl
 
 from valuechain.query.statements import query_frame, query_rows
+
+
+@dataclass(frozen=True, slots=True)
+class StoreContents:
+    """What the store holds: traces and span rows kept, runs, and how many are eval runs."""
+
+    traces: int
+    spans: int
+    runs: int
+    eval_runs: int
+
+    @property
+    def has_eval_run(self) -> bool:
+        return self.eval_runs > 0
+
+
+@dataclass(frozen=True, slots=True)
+class RunCompleteness:
+    """How much of one run the store holds; ``expected`` None when the run states no count."""
+
+    run_id: str
+    eval_run: bool
+    in_store: int
+    expected: int | None
+    missing: int | None
+    pending: int
+    skipped: int
+    document_blocker: str | None
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.missing)
 
 
 def runs_frame(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -21,6 +58,32 @@ def runs_frame(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     # which analyzer versions the run has documents for, and whether recompute would touch it
     analyzers = query_frame(con, "query/run_analyzers.sql")
     return frame.join(analyzers, on="run_id", how="left", maintain_order="left")
+
+
+def store_contents(con: duckdb.DuckDBPyConnection) -> StoreContents:
+    """Counts of what the store holds (one cheap pass over spans and trials)."""
+    (row,) = query_rows(con, "query/store_contents.sql")
+    return StoreContents(
+        int(row["traces"]), int(row["spans"]), int(row["runs"]), int(row["eval_runs"])
+    )
+
+
+def run_completeness(con: duckdb.DuckDBPyConnection, run_id: str) -> RunCompleteness | None:
+    """``run_id``'s trials in the store against its expected count; None for an unknown run."""
+    rows = query_rows(con, "query/run_completeness.sql", {"run_id": run_id})
+    if not rows:
+        return None
+    r = rows[0]
+    return RunCompleteness(
+        run_id=str(r["run_id"]),
+        eval_run=bool(r["eval_run"]),
+        in_store=int(r["trials_in_store"]),
+        expected=None if r["trials_expected"] is None else int(r["trials_expected"]),
+        missing=None if r["trials_missing"] is None else int(r["trials_missing"]),
+        pending=int(r["trials_pending"]),
+        skipped=int(r["trials_skipped"]),
+        document_blocker=r["document_blocker"],
+    )
 
 
 def document_blocker(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:

@@ -17,6 +17,7 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.contract.vocab import FailureCategory, StageReason, StageState
 from valuechain.contract.vocab_rules import FALLBACK_NEXT_ACTION, NEXT_ACTIONS
 from valuechain.errors import UsageError
+from valuechain.query.runs import store_contents
 from valuechain.query.statements import query_rows
 
 
@@ -32,6 +33,12 @@ class TrialView:
     failure_category: str | None
     chain_verified: bool | None
     observations: list[dict[str, Any]]
+    store_has_eval_run: bool = True
+
+    @property
+    def eval_trial(self) -> bool:
+        """Whether the trial carries the mcp.app contract (else: one plain trace, §3.8)."""
+        return bool(self.identity.get("contract", True))
 
     @property
     def next_action(self) -> str:
@@ -47,6 +54,7 @@ class TrialView:
             "runId": self.identity["run_id"],
             "chainSource": self.source,
             "stageAnalyzerVersion": self.analyzer_version,
+            "evalRun": self.eval_trial,
             "stageResults": [
                 {_camel(k): v for k, v in row.items() if v is not None} for row in self.chain
             ],
@@ -76,10 +84,17 @@ def trial_view(
     """The trial's chain; raises ``UsageError`` naming what exists when it cannot be shown."""
     identity = query_rows(con, "query/trial_identity.sql", {"trial_id": trial_id})
     if not identity:
+        contents = store_contents(con)
         raise UsageError(
             f"trial {trial_id}",
-            "no such trial in this store",
-            'list trials with: valuechain sql "SELECT trial_id FROM trials"',
+            "no such trial in this store"
+            + ("" if contents.has_eval_run else "; no eval run in this store either"),
+            'list trials with: valuechain sql "SELECT trial_id FROM trials"'
+            + (
+                ""
+                if contents.has_eval_run
+                else f" (its {contents.traces} traces are plain traces: a trial id is a trace id)"
+            ),
         )
     versions = query_rows(con, "query/trial_versions.sql", {"trial_id": trial_id})
     wanted = [
@@ -119,6 +134,7 @@ def trial_view(
         chosen["failure_category"],
         chosen["chain_verified"],
         observations,
+        store_has_eval_run=bool(identity[0]["contract"]) or store_contents(con).has_eval_run,
     )
 
 

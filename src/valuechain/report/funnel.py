@@ -129,7 +129,7 @@ def stage_table(row: SliceRow) -> Table:
     return table
 
 
-def _header(doc: StageAnalyticsV1, chains: str) -> RenderableType:
+def _header(doc: StageAnalyticsV1, chains: str, completeness: str | None) -> RenderableType:
     lines = Text()
     lines.append(f"run {doc.run_id}", style="bold")
     lines.append(f"  suite {doc.suite_id}  chains {chains}  analyzer {doc.stage_analyzer_version}")
@@ -137,6 +137,8 @@ def _header(doc: StageAnalyticsV1, chains: str) -> RenderableType:
         versions = ", ".join(str(v) for v in doc.source_stage_analyzer_versions)
         lines.append(f" (mixed: {versions} — not comparable, §5.11)", style="yellow")
     lines.append(f"\ntrials: {doc.included_trials} included of {doc.total_trials}")
+    if completeness:  # TRACE-FORMAT §5.2: the store may hold only part of the run
+        lines.append(f"\n{completeness}", style="yellow")
     classes = doc.excluded_trials.counts()
     if classes:
         detail = ", ".join(f"{d.value} {n}" for d, n in doc.excluded_trial_detail.counts().items())
@@ -168,11 +170,14 @@ def render_funnel(
     slice: str = "overall",
     chains: str = "derived",
     analyzer: int | None = None,
+    completeness: str | None = None,
 ) -> RenderableType:
     """The funnel of one dimension (``overall``, ``intent``, ``model``, ``host`` or ``all``).
 
     ``document`` None renders UNMEASURED: the run exists and has no document for these
-    chains (CONTRACT §5.10) — never zeros, never an empty funnel.
+    chains (CONTRACT §5.10) — never zeros, never an empty funnel. ``completeness`` is how
+    much of the run the store holds (``16 of 720 trials in the store …``), shown under the
+    trial counts so a partial funnel never reads as a whole one.
     """
     if document is None:
         version = "" if analyzer is None else f" at analyzer {analyzer}"
@@ -185,7 +190,7 @@ def render_funnel(
             title="stage funnel",
         )
     rows = [r for r in document.slices if slice in ("all", r.slice.dimension)]
-    parts: list[RenderableType] = [_header(document, chains)]
+    parts: list[RenderableType] = [_header(document, chains, completeness)]
     parts.extend(stage_table(row) for row in rows)
     if not rows:
         parts.append(Text(f"no {slice} slices: no trial recorded this dimension"))

@@ -27,12 +27,14 @@ STATE_STYLE = {
 def render_trial(view: TrialView) -> Group:
     """A header, the six-row chain and the observations."""
     ident = view.identity
+    no_case = "none recorded" if view.eval_trial else "none (not an eval run)"
     header = Text.assemble(
         ("trial ", "bold"),
         (str(ident["trial_id"]), "bold cyan"),
         f"  run {ident['run_id']}",
-        f"  case {ident.get('case_title') or ident.get('case_id') or '∅'}",
-        f"  model {ident.get('model') or '∅'}  status {ident.get('status') or '∅'}\n",
+        f"  case {ident.get('case_title') or ident.get('case_id') or no_case}",
+        f"  model {ident.get('model') or 'not recorded'}",
+        f"  status {ident.get('status') or 'not recorded'}\n",
         (f"chain: {view.source} @ analyzer {view.analyzer_version}", "dim"),
     )
     table = Table(header_style="bold", show_lines=False)
@@ -50,7 +52,10 @@ def render_trial(view: TrialView) -> Group:
             row.get("reasonLabel") or "",
             _evidence(evidence),
         )
-    parts: list[Text | Table] = [header, table]
+    parts: list[Text | Table] = [header]
+    if not view.eval_trial:
+        parts.append(Text(_foreign_note(view), "yellow"))
+    parts.append(table)
     if view.failure_category or view.first_failed_stage:
         category = (
             CATEGORY_LABELS[FailureCategory(view.failure_category)]
@@ -82,11 +87,21 @@ def render_trial(view: TrialView) -> Group:
             obs.add_column(column)
         for o in view.observations:
             result = {"true": "held", "false": "did not hold"}.get(
-                str(o["passed"]).lower(), o["status"] or "∅"
+                str(o["passed"]).lower(), o["status"] or "not recorded"
             )
-            obs.add_row(o["kind"] or "∅", o["stage"] or "∅", result, o["reason"] or "")
+            obs.add_row(o["kind"] or "unnamed", o["stage"] or "no link", result, o["reason"] or "")
         parts.append(obs)
     return Group(*parts)
+
+
+def _foreign_note(view: TrialView) -> str:
+    note = (
+        "not an eval run: no suite id — one plain trace read as one trial (TRACE-FORMAT §3.8): "
+        "only what its spans show is measured, nothing passes unobserved"
+    )
+    if not view.store_has_eval_run:
+        note += "\nno eval run in this store: funnels need an eval export (mcp.app.*)"
+    return note
 
 
 def _evidence(evidence: dict[str, object]) -> str:
