@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import decoders, derive, ingest, materialize, store_open, trend
+from bench import decoders, derive, ingest, materialize, recompute, store_open, trend
 
 SUITES = {
     "ingest": ingest.run,
@@ -16,6 +16,7 @@ SUITES = {
     "materialize": materialize.run,
     "store-open": store_open.run,
     "trend": trend.run,
+    "recompute": recompute.run,
 }
 
 

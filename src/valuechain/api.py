@@ -23,6 +23,7 @@ from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.compare import compare_runs
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
@@ -86,6 +87,21 @@ class Store:
         """Derive what was imported but not derived yet (an interrupted or ``--no-derive``
         import); every writing verb calls this first. None when nothing was pending."""
         return derive_pending(self.db)
+
+    def recompute(
+        self,
+        *,
+        analyzer: int = STAGE_ANALYZER_VERSION,
+        runs: Sequence[str] | None = None,
+        dry_run: bool = False,
+        prune: bool = False,
+        on_batch: BatchFn | None = None,
+    ) -> RecomputeResult:
+        """Re-derive what is stale for ``analyzer`` (older chains, changed evidence), batch by
+        batch from the stored evidence; ``prune`` then drops older derived chains."""
+        return recompute(
+            self.db, analyzer=analyzer, runs=runs, dry_run=dry_run, prune=prune, on_batch=on_batch
+        )
 
     def trial(
         self, trial_id: str, *, chains: str = "derived", analyzer: int | None = None

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from valuechain.cli import chains, compare, funnels, ingest, tools  # noqa: F401 (registers commands)
-from valuechain.cli import chains, funnels, ingest, tools, trend  # noqa: F401 (registers commands)
+from valuechain.cli import (  # noqa: F401 (registers commands)
+    chains,
+    compare,
+    funnels,
+    ingest,
+    recompute,
+    tools,
+    trend,
+)
 from valuechain.cli.app import main
 
 __all__ = ["main"]

@@ -145,11 +145,29 @@ def materialize_runs(
     Raises:
         pydantic.ValidationError: a document broke the contract (a bug; nothing is written).
     """
+    con.begin()
+    try:
+        written = materialize_in_transaction(con, run_ids, clock=clock, validate=validate)
+        con.commit()
+    except BaseException:
+        _abandon(con)
+        raise
+    return written
+
+
+def materialize_in_transaction(
+    con: duckdb.DuckDBPyConnection,
+    run_ids: Sequence[str] | None = None,
+    *,
+    clock: Clock = utc_now,
+    validate: bool = True,
+) -> int:
+    """`materialize_runs` inside the caller's open transaction (it commits or rolls back), so
+    a batch of re-derived chains and their runs' documents are written together."""
     if isinstance(run_ids, str):
         raise TypeError("run_ids must be a sequence of run ids, not one string")
     params = parameters(run_ids, epoch_ms(clock()))
     statements = sqlfiles.folder("analytics")
-    con.begin()
     try:
         for sql in statements:
             if sql.name >= _FIRST_WRITE:
@@ -161,14 +179,10 @@ def materialize_runs(
         for sql in statements:
             if sql.name >= _FIRST_WRITE:
                 con.execute(sql.text, sql.bind(params))
-        written = int(con.execute("SELECT count(*) FROM a_documents").fetchall()[0][0])
-        con.commit()
-    except BaseException:
-        _abandon(con)
-        raise
+        return int(con.execute("SELECT count(*) FROM a_documents").fetchall()[0][0])
     finally:
-        drop_temp_tables(con)
-    return written
+        with contextlib.suppress(duckdb.Error):
+            drop_temp_tables(con)
 
 
 def validated_documents(con: duckdb.DuckDBPyConnection) -> Iterator[StageAnalyticsV1]:

@@ -18,10 +18,11 @@ batch by batch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+import duckdb
 import orjson
 import pyarrow as pa
 
@@ -150,39 +151,65 @@ def run_batches(
     return batches
 
 
-def _derive_batch(
-    db: Database, traces: list[bytes], analyzer: int, content_changed: bool
-) -> DeriveSummary:
+@dataclass(frozen=True, slots=True)
+class StagedBatch:
+    """One batch of traces derived in memory: the tables that replace theirs, and counts."""
+
+    traces: pa.Table  # the touched trace ids
+    tables: dict[str, pa.Table]
+    summary: DeriveSummary
+
+
+def stage_batch(db: Database, traces: list[bytes], analyzer: int) -> StagedBatch:
+    """Derive the trials of ``traces`` from their stored evidence, writing nothing."""
     evidence = load_trials(db, traces)
     derived = derive_chains([i for i in evidence.inputs if i is not None], analyzer=analyzer)
     chain, outcome, measurements = _derived_tables(evidence, derived, analyzer)
     setup, flags = _signal_tables(evidence)
-    touched = pa.table({"trace_id": pa.array(traces, TRACE_ID)})
-    db.replace_trials(
-        touched,
-        {
-            "trials": evidence.trials,
-            "stage_chain": pa.concat_tables([chain, _conform(evidence.producer_chain, CHAIN)]),
-            "trial_outcome": pa.concat_tables(
-                [outcome, _conform(evidence.producer_outcome, OUTCOME)]
-            ),
-            "stage_measurements": pa.concat_tables(
-                [measurements, _conform(evidence.producer_measurements, MEASUREMENTS)]
-            ),
-            "trial_issues": evidence.issues,
-            "setup_signals": setup,
-            "trial_flags": flags,
-        },
-        analyzer=analyzer,
-        replace_all_versions=content_changed,
-    )
-    return DeriveSummary(
+    tables = {
+        "trials": evidence.trials,
+        "stage_chain": pa.concat_tables([chain, _conform(evidence.producer_chain, CHAIN)]),
+        "trial_outcome": pa.concat_tables([outcome, _conform(evidence.producer_outcome, OUTCOME)]),
+        "stage_measurements": pa.concat_tables(
+            [measurements, _conform(evidence.producer_measurements, MEASUREMENTS)]
+        ),
+        "trial_issues": evidence.issues,
+        "setup_signals": setup,
+        "trial_flags": flags,
+    }
+    summary = DeriveSummary(
         evidence.trials.num_rows,
         len(derived),
         evidence.producer_outcome.num_rows,
         tuple(sorted(set(evidence.trials.column("run_id").to_pylist()))),
         evidence.issues.num_rows,
     )
+    return StagedBatch(pa.table({"trace_id": pa.array(traces, TRACE_ID)}), tables, summary)
+
+
+def write_batch(
+    db: Database,
+    staged: StagedBatch,
+    analyzer: int,
+    content_changed: bool,
+    then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
+) -> None:
+    """Replace the batch's rows in one transaction (``then`` writes inside it too)."""
+    db.replace_trials(
+        staged.traces,
+        staged.tables,
+        analyzer=analyzer,
+        replace_all_versions=content_changed,
+        then=then,
+    )
+
+
+def _derive_batch(
+    db: Database, traces: list[bytes], analyzer: int, content_changed: bool
+) -> DeriveSummary:
+    staged = stage_batch(db, traces, analyzer)
+    write_batch(db, staged, analyzer, content_changed)
+    return staged.summary
 
 
 def load_trials(db: Database, trace_ids: Sequence[str | bytes]) -> TrialEvidence:

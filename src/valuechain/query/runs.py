@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
-from valuechain.query.statements import query_rows
+from valuechain.query.statements import query_frame, query_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,9 @@ def runs_frame(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     relation = con.sql("SELECT * FROM main.runs ORDER BY completed_at ASC NULLS LAST, run_id")
     frame = pl.from_arrow(relation.to_arrow_table())
     assert isinstance(frame, pl.DataFrame)
-    return frame
+    # which analyzer versions the run has documents for, and whether recompute would touch it
+    analyzers = query_frame(con, "query/run_analyzers.sql")
+    return frame.join(analyzers, on="run_id", how="left", maintain_order="left")
 
 
 def store_contents(con: duckdb.DuckDBPyConnection) -> StoreContents:

@@ -24,6 +24,7 @@ BLOCKER_TEXT: Final = {
 }
 NO_FUNNEL: Final = "no funnel: not an eval run"
 NOT_MATERIALIZED: Final = "no document yet: run valuechain materialize"
+OLDER_ANALYZER_ONLY: Final = "older analyzer only: run valuechain recompute"
 
 
 def _count(n: int, noun: str) -> str:
@@ -100,6 +101,8 @@ def runs_table(frame: pl.DataFrame) -> pl.DataFrame:
     reason = (
         pl.when(~pl.col("eval_run"))
         .then(pl.lit(NO_FUNNEL))
+        .when(pl.col("stale") & (pl.col("document_analyzer_versions").list.len() > 0))
+        .then(pl.lit(OLDER_ANALYZER_ONLY))
         .otherwise(
             pl.col("document_blocker")
             .replace_strict(BLOCKER_TEXT, default=None, return_dtype=pl.String)
@@ -128,6 +131,12 @@ def runs_table(frame: pl.DataFrame) -> pl.DataFrame:
         .fill_null("missing")
         .alias("parity (group · config · case set)"),
         pl.col("stage_analyzer_version").cast(pl.String).fill_null("—").alias("analyzer"),
+        pl.concat_str(  # which versions it has documents at; stale: `recompute` would touch it
+            pl.col("document_analyzer_versions")
+            .list.eval(pl.element().cast(pl.String))
+            .list.join(","),
+            pl.when(pl.col("stale")).then(pl.lit(" stale")).otherwise(pl.lit("")),
+        ).alias("documents"),
         pl.col("materialization_state").fill_null("unmeasured").alias("state"),
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -25,10 +25,10 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
 from valuechain.store.consistency import check_ledger
-from valuechain.store.sandbox import read_only_sql, sandbox
 from valuechain.store.memory_limit import memory_limit_bytes
+from valuechain.store.sandbox import read_only_sql, sandbox
 
-STORE_SCHEMA_VERSION = 5  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
+STORE_SCHEMA_VERSION = 6  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
@@ -281,24 +281,52 @@ class Database:
         *,
         analyzer: int,
         replace_all_versions: bool,
+        then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
     ) -> None:
-        """Replace the trials of the ``touched`` traces and their chains in one transaction."""
+        """Replace the trials of the ``touched`` traces and their chains in one transaction;
+        ``then`` writes what follows from them (their runs' documents) in the same one."""
         con = self.con
-        con.begin()
+        params = {"analyzer": analyzer, "replace_all_versions": replace_all_versions}
         try:
             con.register("touched_traces", touched)
             for name, table in tables.items():
                 con.register(f"staged_{name}", table)
-            params = {"analyzer": analyzer, "replace_all_versions": replace_all_versions}
-            for sql in sqlfiles.folder("derive"):
+            self._write(sqlfiles.folder("derive"), params, then)
+        finally:
+            for name in ("touched_traces", *(f"staged_{n}" for n in tables)):
+                con.unregister(name)
+
+    def prune_derived(
+        self,
+        target: int,
+        run_ids: Sequence[str] | None,
+        then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
+    ) -> None:
+        """Delete the derived chains older than ``target`` of trials that have one at
+        ``target`` (``run_ids``, None: every run; ``sql/recompute/2xx``), and ``then`` rebuild
+        what follows from them, in one transaction. The producer's chains are never touched."""
+        params = {"target": target, "all_runs": run_ids is None, "run_ids": list(run_ids or ())}
+        statements = [f for f in sqlfiles.folder("recompute") if f.name >= _FIRST_PRUNE]
+        self._write(statements, params, then)
+
+    def _write(
+        self,
+        statements: Iterable[sqlfiles.SqlFile],
+        params: Mapping[str, Any],
+        then: Callable[[duckdb.DuckDBPyConnection], object] | None,
+    ) -> None:
+        """Run ``statements``, then ``then``, in one transaction: all of it or none."""
+        con = self.con
+        con.begin()
+        try:
+            for sql in statements:
                 con.execute(sql.text, sql.bind(params))
+            if then is not None:
+                then(con)
             con.commit()
         except BaseException:
             con.rollback()
             raise
-        finally:
-            for name in ("touched_traces", *(f"staged_{n}" for n in tables)):
-                con.unregister(name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +400,7 @@ _MARKER = "import_in_progress"
 _PENDING_SUMMARY = "query/pending_summary.sql"
 _PENDING_GROUPS = "query/pending_derivations.sql"
 _PENDING_CLEAR = "ingest/600_delete_pending_derivations.sql"
+_FIRST_PRUNE = "recompute/200_"
 _TRIAL_SPANS = "evidence/010_trial_spans.sql"
 _TRIAL_ATTRIBUTES = "evidence/020_trial_attributes.sql"
 _TRIAL_SOURCES = "evidence/030_trial_sources.sql"

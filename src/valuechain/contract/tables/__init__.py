@@ -46,6 +46,7 @@ from valuechain.contract.tables.spans import (
     UNKNOWN_FIELDS,
 )
 from valuechain.contract.tables.trials import (
+    DERIVED_EVIDENCE,
     EVIDENCE_TRIALS,
     SETUP_SIGNALS,
     STAGE_CHAIN,
@@ -79,6 +80,7 @@ STORED_TABLES: dict[str, pa.Schema] = {
     **STORED_SPAN_TABLES,
     **STORED_TRIAL_TABLES,
     **STORED_ANALYTICS_TABLES,
+    "derived_evidence": DERIVED_EVIDENCE,
 }
 
 __all__ = [
@@ -86,6 +88,7 @@ __all__ = [
     "ANALYTICS_RUNS",
     "ANALYTICS_SLICES",
     "ATTRIBUTES",
+    "DERIVED_EVIDENCE",
     "EVENTS",
     "EVIDENCE_TRIALS",
     "HUGEINT",

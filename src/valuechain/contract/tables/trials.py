@@ -169,6 +169,14 @@ TRIAL_FLAGS = table_schema(
     ("evaluator_errored", pa.bool_(), True),
 )
 
+# What each trace's chains were last derived from (sql/schema/047): a trace whose spans differ
+# now, or one with no row, has evidence newer than its chains (`recompute` re-derives it).
+DERIVED_EVIDENCE = table_schema(
+    ("trace_id", TRACE_ID, False),
+    ("span_count", pa.int64(), False),
+    ("last_span_row", pa.int64(), False),
+)
+
 # The per-trial tables as `core` stores them, in DDL order (sql/schema/030–041).
 STORED_TRIAL_TABLES: dict[str, pa.Schema] = {
     "trials": TRIALS,

@@ -1,0 +1,116 @@
+"""``recompute``: re-derive what is stale for an analyzer version, resumable, with a preview."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import click
+import polars as pl
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from valuechain.cli.app import err, main, open_store, out
+from valuechain.cli.options import ANALYZER, require_runs
+from valuechain.pipeline.recompute import RecomputeResult
+from valuechain.report.formats import to_rich_table
+
+
+@main.command()
+@ANALYZER
+@click.option(
+    "--runs",
+    "runs_",
+    multiple=True,
+    metavar="RUN",
+    help="Only these runs (repeat the option); default: every run.",
+)
+@click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Then drop derived chains older than --analyzer where one at it exists.",
+)
+@click.pass_context
+def recompute(
+    ctx: click.Context, analyzer: int, runs_: tuple[str, ...], dry_run: bool, prune: bool
+) -> None:
+    """Re-derive every chain older than the analyzer, or whose evidence changed, from the
+    store's evidence, in batches of runs that each commit (an interrupted one resumes)."""
+    with open_store(ctx, read_only=dry_run) as store:
+        if runs_:
+            require_runs(store, *runs_)
+        with Progress(
+            TextColumn("recomputing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("batches"),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal or dry_run,
+        ) as progress:
+            task = progress.add_task("recompute", total=None)
+
+            def advance(done: int, total: int, _trials: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            result = store.recompute(
+                analyzer=analyzer,
+                runs=list(runs_) or None,
+                dry_run=dry_run,
+                prune=prune,
+                on_batch=advance,
+            )
+    print_recompute(result)
+
+
+def print_recompute(result: RecomputeResult) -> None:
+    say = partial(out.print, highlight=False, soft_wrap=True)  # one line each, never wrapped
+    plan, target = result.plan, result.plan.target
+    if result.nothing_stale:
+        say(
+            f"nothing to recompute: every derived chain is at analyzer {target} or newer "
+            "and was derived from the evidence stored now"
+        )
+    else:
+        verb = "would re-derive" if result.dry_run else "re-derived"
+        batches = _count(len(plan.batches), "batch", "batches")
+        say(
+            f"{verb} {result.trials} trials in {len(result.runs)} runs at analyzer {target} "
+            f"({batches}): {plan.trials_behind} trials behind it, "
+            f"{plan.traces_changed} traces whose evidence changed"
+            + ("" if result.dry_run else f"; {result.documents} documents written")
+        )
+        say("runs: " + ", ".join(result.runs))
+    if result.dry_run and not result.nothing_stale:
+        if result.new_chains:
+            say(f"{result.new_chains} trials would get their first derived chain")
+        if result.flips.height:
+            out.print(to_rich_table(_flip_table(result.flips)))
+        else:
+            say("no stage row would change state or reason")
+    if result.pruned.height:
+        verb = "would prune" if result.dry_run else "pruned"
+        for (version,), group in result.pruned.group_by("analyzer_version", maintain_order=True):
+            say(
+                f"{verb} the analyzer {version} chains of {group['trials'].sum()} trials "
+                f"in {group.height} runs"
+            )
+    elif not result.nothing_stale and not result.dry_run:
+        say("older analyzer versions are kept beside them (--prune drops them)")
+    if result.dry_run:
+        say("dry run: nothing was changed")
+
+
+def _flip_table(flips: pl.DataFrame) -> pl.DataFrame:
+    return flips.select(
+        "stage",
+        pl.col("from_analyzer").alias("from analyzer"),
+        pl.concat_str(["from_state", "from_reason"], separator=" · ", ignore_nulls=True).alias(
+            "from"
+        ),
+        pl.concat_str(["to_state", "to_reason"], separator=" · ", ignore_nulls=True).alias("to"),
+        "rows",
+    )
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"

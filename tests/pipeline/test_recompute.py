@@ -1,0 +1,335 @@
+"""Recompute (issue 14, CONTRACT §7.3): stale-only, batched, resumable, dry-run, prune.
+
+The stores are synthetic failure-scenario exports (every trial a failure scenario, some of
+them failing a discovery catalog check, which analyzer 11 routes to userValue) imported with
+``--analyzer 11``, copied per test from one module-wide template.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import valuechain
+from valuechain.contract.tables import STORED_TABLES
+from valuechain.derive.routing import KIND_TABLE
+from valuechain.errors import UsageError, VersionAheadError
+from valuechain.pipeline.derive import derive_traces, load_trials
+from valuechain.pipeline.imports import ImportOptions, import_paths
+from valuechain.pipeline.recompute import plan_recompute, recompute
+from valuechain.store import Database
+from valuechain.synth import SynthConfig, write_export
+
+RUNS = 3
+# CONTRACT §3.3 (pinned by tests/derive/test_derive_analyzer11.py): the kinds added after
+# analyzer 11, each with the stage analyzer 12 routes it to; analyzer 11 lets them fall through
+# to userValue (§7.2 (b)).
+LATER_KINDS = {
+    kind: stage.value
+    for kind, stage, v11 in KIND_TABLE
+    if v11 is None and kind != "responseCloseTo"
+}
+_TIMES = ("created_at", "updated_at")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of RUNS runs imported at analyzer 11 (a file, copied by each test)."""
+    folder = tmp_path_factory.mktemp("recompute")
+    export = folder / "failures.jsonl"
+    write_export(
+        export,
+        SynthConfig(runs=RUNS, cases=6, models=2, reps=2, seed=7, failures=True),
+        ndjson=True,
+    )
+    path = folder / "template.duckdb"
+    with Database(path) as db:
+        assert import_paths(db, [export], ImportOptions(analyzer=11)).ok
+    return path
+
+
+@pytest.fixture
+def store_path(template: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "store.duckdb"
+    shutil.copy(template, path)
+    return path
+
+
+@pytest.fixture
+def db(store_path: Path) -> Any:
+    with Database(store_path) as database:
+        yield database
+
+
+def dump(db: Database) -> dict[str, list[tuple[object, ...]]]:
+    """Every stored row of every table, sorted; materialization times left out."""
+    out: dict[str, list[tuple[object, ...]]] = {}
+    for table, schema in STORED_TABLES.items():
+        columns = [n for n in schema.names if n not in _TIMES]
+        select = ", ".join(f'"{c}"' for c in columns)
+        rows = db.con.execute(f"SELECT {select} FROM core.{table}").fetchall()
+        if table == "analytics_documents":
+            rows = [(*row[:3], _untimed(row[3])) for row in rows]
+        out[table] = sorted(rows, key=repr)
+    return out
+
+
+def _untimed(document: str) -> str:
+    parsed = orjson.loads(document)
+    for key in ("createdAt", "updatedAt"):
+        parsed.pop(key, None)
+    return orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def derived_versions(db: Database) -> dict[str, list[int]]:
+    """run → the analyzer versions of its derived-chain documents (the trend partitions)."""
+    rows = db.con.execute(
+        "SELECT run_id, list(analyzer_version ORDER BY analyzer_version) FROM core.analytics_runs "
+        "WHERE chain_source = 'derived' GROUP BY run_id"
+    ).fetchall()
+    return dict(rows)
+
+
+def changed_rows(db: Database) -> dict[str, set[tuple[object, ...]]]:
+    """trial → its stage rows that differ between analyzer 11 and 12."""
+    rows = db.con.execute(
+        "SELECT a.trial_id, a.stage, a.state, a.reason, b.state, b.reason "
+        "FROM core.stage_chain a JOIN core.stage_chain b USING (trial_id, run_id, stage_index) "
+        "WHERE a.source = 'derived' AND b.source = 'derived' "
+        "AND a.analyzer_version = 11 AND b.analyzer_version = 12 "
+        "AND (a.state <> b.state OR a.reason IS DISTINCT FROM b.reason)"
+    ).fetchall()
+    out: dict[str, set[tuple[object, ...]]] = {}
+    for trial, *row in rows:
+        out.setdefault(trial, set()).add(tuple(row))
+    return out
+
+
+def predicted_stages(db: Database) -> dict[str, set[str]]:
+    """trial → the stages §7.2's two differences can touch, read from its evidence alone."""
+    traces = [bytes(t) for (t,) in db.con.execute("SELECT trace_id FROM core.trials").fetchall()]
+    evidence = load_trials(db, traces)
+    out: dict[str, set[str]] = {}
+    for trial_id, inp in zip(evidence.trials["trial_id"].to_pylist(), evidence.inputs, strict=True):
+        if inp is None:
+            continue
+        ev, stages = inp.evidence, set()
+        for row in ev.predicate_results:
+            ref = row.predicate
+            gating = row.status != "error" and (ref is None or ref.role != "advisory")
+            if gating and ref is not None and ref.kind_ in LATER_KINDS:
+                stages |= {LATER_KINDS[ref.kind_], "userValue"}  # (b): routed vs fell through
+        discovery = ev.setup_signals.discovery if ev.setup_signals else None
+        tools = any(s.category == "tool" for s in ev.spans) or bool(
+            ev.tool_signals and (ev.tool_signals.tools_total_before or 0) > 0
+        )
+        if discovery is not None and discovery.outcome == "failed" and tools:
+            stages.add("discovery")  # (a): a failed tools/list now outranks tool evidence
+        if stages:
+            out[trial_id] = stages
+    return out
+
+
+def test_the_upgrade_path_from_11_to_12(store_path: Path, tmp_path: Path) -> None:
+    """Import at 11 beside a run at 12: split partitions; recompute; they join; exactly the
+    rows §7.2 predicts change."""
+    newer = tmp_path / "newer.jsonl"
+    write_export(newer, SynthConfig(runs=1, cases=2, models=1, reps=1, seed=11), ndjson=True)
+    with valuechain.open(store_path) as store:
+        assert store.import_paths([newer]).ok  # at the current analyzer
+        before = derived_versions(store.db)
+        assert sorted(before.values()) == [[11]] * RUNS + [[12]]
+        listing = store.runs()
+        assert sorted(listing["stale"].to_list()) == [False] + [True] * RUNS
+
+        result = store.recompute()
+        assert result.plan.trials_behind == RUNS * 24
+        assert set(result.runs) == {r for r, v in before.items() if v == [11]}
+        after = derived_versions(store.db)
+        assert after == {r: [11, 12] if v == [11] else [12] for r, v in before.items()}
+        listing = store.runs()
+        assert set(listing["stage_analyzer_version"].to_list()) == {12}
+        assert not any(listing["stale"].to_list())
+        assert listing["document_analyzer_versions"].to_list().count([11, 12]) == RUNS
+
+        changed, predicted = changed_rows(store.db), predicted_stages(store.db)
+        assert changed, "the scenarios include failed discovery catalog checks"
+        assert set(changed) == set(predicted)
+        for trial, rows in changed.items():
+            assert {stage for stage, *_ in rows} <= predicted[trial], trial
+        catalog = {("discovery", "passed", "observed", "failed", "predicateFailed")}
+        assert all(catalog <= rows for rows in changed.values())
+
+
+def test_a_second_recompute_is_a_no_op(db: Database) -> None:
+    first = recompute(db)
+    assert not first.nothing_stale and first.documents
+    before = dump(db)
+    second = recompute(db)
+    assert second.nothing_stale and second.trials == 0 and second.documents == 0
+    assert dump(db) == before
+
+
+def test_dry_run_changes_nothing_and_predicts_the_flips(db: Database) -> None:
+    before = dump(db)
+    preview = recompute(db, dry_run=True, prune=True)
+    assert dump(db) == before
+    assert preview.dry_run and preview.trials == RUNS * 24 and len(preview.runs) == RUNS
+    assert preview.pruned.height == 0  # nothing at 12 yet: nothing an old chain stands beside
+    recompute(db)
+    flips = {
+        (r["stage"], r["from_state"], r["from_reason"], r["to_state"], r["to_reason"]): r["rows"]
+        for r in preview.flips.iter_rows(named=True)
+    }
+    actual: dict[tuple[object, ...], int] = {}
+    for rows in changed_rows(db).values():
+        for row in rows:
+            actual[row] = actual.get(row, 0) + 1
+    assert flips == actual and flips
+    assert set(preview.flips["from_analyzer"].to_list()) == {11}
+
+
+def test_prune_removes_only_older_derived_chains_that_have_a_newer_one(db: Database) -> None:
+    runs = sorted(derived_versions(db))
+    recompute(db, runs=runs[:2])  # the last run keeps analyzer 11 alone
+    untouched = {
+        t: dump(db)[t] for t in ("spans", "attributes", "trials", "setup_signals", "trial_flags")
+    }
+    producer = db.con.execute(
+        "SELECT * FROM core.stage_chain WHERE source = 'producer' ORDER BY ALL"
+    ).fetchall()
+    result = recompute(db, prune=True)
+    assert result.plan.batches  # the last run is still behind: recompute does it first
+    assert set(result.pruned["run_id"].to_list()) == set(runs)
+    assert derived_versions(db) == {run: [12] for run in runs}
+    versions = db.con.execute(
+        "SELECT source, list(DISTINCT analyzer_version ORDER BY analyzer_version) "
+        "FROM core.trial_outcome GROUP BY source ORDER BY source"
+    ).fetchall()
+    assert versions == [("derived", [12]), ("producer", [12])]
+    assert (
+        db.con.execute(
+            "SELECT * FROM core.stage_chain WHERE source = 'producer' ORDER BY ALL"
+        ).fetchall()
+        == producer
+    )
+    assert {t: dump(db)[t] for t in untouched} == untouched
+
+
+def test_prune_keeps_an_old_chain_with_no_newer_one_beside_it(db: Database) -> None:
+    runs = sorted(derived_versions(db))
+    recompute(db, runs=runs[:1], prune=True)
+    assert derived_versions(db) == {run: [12] if run == runs[0] else [11] for run in runs}
+
+
+def test_changed_evidence_is_stale_and_rederived(db: Database, tmp_path: Path) -> None:
+    recompute(db)
+    extra = tmp_path / "later.jsonl"
+    write_export(extra, SynthConfig(runs=1, cases=2, models=1, reps=1, seed=5), ndjson=True)
+    assert import_paths(db, [extra], ImportOptions(derive=False)).ok
+    (trace,) = db.con.execute("SELECT trace_id FROM core.trials LIMIT 1").fetchall()[0:1]
+    db.con.execute(
+        "UPDATE core.derived_evidence SET span_count = span_count - 1 WHERE trace_id = $t",
+        {"t": trace[0]},
+    )
+    plan = plan_recompute(db, 12)
+    assert plan.traces_changed == 2 + 1  # two never-derived traces, one changed since
+    assert plan.trials_behind == 0
+    assert all(batch.evidence_changed for batch in plan.batches)
+    result = recompute(db)
+    assert result.trials >= 2 + 24  # the new run and the whole run of the changed trace
+    assert recompute(db).nothing_stale
+
+
+def test_derive_on_demand_stamps_only_what_it_made_whole(db: Database, tmp_path: Path) -> None:
+    """Imported without deriving, then derived at 11 and at 12 by hand: nothing is stale, both
+    versions stay. A hand derive at one version over changed evidence does not hide it."""
+    extra = tmp_path / "later.jsonl"
+    write_export(extra, SynthConfig(runs=1, cases=2, models=1, reps=1, seed=5), ndjson=True)
+    assert import_paths(db, [extra], ImportOptions(derive=False)).ok
+    assert plan_recompute(db, 12).traces_changed == 2
+    derive_traces(db, None, analyzer=11, content_changed=False)
+    derive_traces(db, None, analyzer=12, content_changed=False)
+    assert recompute(db).nothing_stale
+    assert set(map(tuple, derived_versions(db).values())) == {(11, 12)}
+    db.con.execute("UPDATE core.derived_evidence SET last_span_row = -1")  # evidence changed
+    derive_traces(db, None, analyzer=12, content_changed=False)
+    assert plan_recompute(db, 12).traces_changed == RUNS * 24 + 2
+
+
+def test_a_newer_target_or_an_unknown_one_is_refused(db: Database) -> None:
+    with pytest.raises(VersionAheadError, match="newer than this valuechain's analyzer"):
+        recompute(db, analyzer=13)
+    with pytest.raises(UsageError, match="not an analyzer valuechain can derive at"):
+        recompute(db, analyzer=10)
+
+
+@pytest.mark.parametrize(
+    ("ahead", "message"),
+    [
+        (
+            "INSERT INTO core.stage_chain SELECT trial_id, run_id, source, 13, stage_index, "
+            "stage, state, reason, evidence FROM core.stage_chain WHERE source = 'derived' "
+            "LIMIT 6",
+            "1 derived chains at analyzer 13",
+        ),
+        (
+            "INSERT INTO core.analytics_runs SELECT * REPLACE (14 AS analyzer_version) "
+            "FROM core.analytics_runs WHERE chain_source = 'derived' LIMIT 1",
+            "1 analytics documents at analyzer 14",
+        ),
+    ],
+)
+def test_a_store_with_chains_ahead_is_refused_untouched(
+    db: Database, ahead: str, message: str
+) -> None:
+    db.con.execute(ahead)
+    before = dump(db)
+    for dry_run in (True, False):
+        with pytest.raises(VersionAheadError, match=message):
+            recompute(db, dry_run=dry_run, prune=True)
+    assert dump(db) == before
+
+
+_KILL_AFTER_FIRST_BATCH = """
+import os, signal, sys
+from valuechain.pipeline.recompute import recompute
+from valuechain.store import Database
+
+def die(done, total, trials):
+    assert total == {runs}, total
+    os.kill(os.getpid(), signal.SIGKILL)  # between batches: the first one is committed
+
+db = Database(sys.argv[1])
+recompute(db, batch_traces=1, on_batch=die)
+"""
+
+
+def test_an_interrupted_recompute_resumes_to_the_same_store(
+    store_path: Path, tmp_path: Path
+) -> None:
+    whole = tmp_path / "whole.duckdb"
+    shutil.copy(store_path, whole)
+    with Database(whole) as db:
+        assert len(recompute(db, batch_traces=1).plan.batches) == RUNS
+        expected = dump(db)
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILL_AFTER_FIRST_BATCH.format(runs=RUNS), str(store_path)],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        capture_output=True,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+    with Database(store_path) as db:
+        assert sorted(derived_versions(db).values()) == [[11]] * (RUNS - 1) + [[11, 12]]
+        resumed = recompute(db, batch_traces=1)
+        assert len(resumed.plan.batches) == RUNS - 1
+        assert dump(db) == expected
