@@ -1,6 +1,6 @@
 -- Every analytics document's parity facts (CONTRACT §5.11) from the flat tables it was written
 -- from — `run_summary` identities, `analytics_runs` versions and state — with its blockers
--- against itself from the one parity macro (`core.document_parity_blockers`). Empty
+-- against itself from the one parity macro (`core.identity_parity_blockers`). Empty
 -- `self_blockers` = the run can join a trend partition (all three identities present, no
 -- mixed source versions, final); `stage_trend` and the trend's blocked listing read this.
 -- A document's blockers against itself depend on which identities it has, its versions and
@@ -62,7 +62,7 @@ kind_facts AS (
     FROM kinds
 ),
 kind_blockers AS (
-    SELECT *, core.document_parity_blockers(facts, facts) AS self_blockers FROM kind_facts
+    SELECT *, core.identity_parity_blockers(core.parity_identity(facts), core.parity_identity(facts)) AS self_blockers FROM kind_facts
 )
 SELECT
     d.run_id,
