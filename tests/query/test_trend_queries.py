@@ -129,7 +129,8 @@ def test_self_blockers_from_the_flat_facts_equal_the_documents_own(trends: Funne
     """The trend reads a run's parity facts from the flat tables; the parity macro over the
     stored document, and the Python function over the parsed one, must agree with them."""
     rows = trends.con.sql(
-        "SELECT f.self_blockers, core.identity_parity_blockers(core.parity_identity(d.document), core.parity_identity(d.document)), "
+        "SELECT f.self_blockers, core.identity_parity_blockers("
+        "core.parity_identity(d.document), core.parity_identity(d.document)), "
         "d.document FROM core.document_parity_facts f JOIN core.analytics_documents d "
         "USING (run_id, chain_source, analyzer_version)"
     ).fetchall()
