@@ -10,11 +10,10 @@ from valuechain.store.database import (
     DEFAULT_STORE,
     STORE_SCHEMA_VERSION,
     Database,
-    PendingDerivation,
-    PendingGroup,
     default_store_path,
     open_database,
 )
+from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.writer import Committed, SourceWriter
 
 __all__ = [

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -26,6 +25,7 @@ from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
 from valuechain.store.consistency import check_ledger
 from valuechain.store.memory_limit import memory_limit_bytes
+from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.sandbox import read_only_sql, sandbox
 
 STORE_SCHEMA_VERSION = 6  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
@@ -327,32 +327,6 @@ class Database:
         except BaseException:
             con.rollback()
             raise
-
-
-@dataclass(frozen=True, slots=True)
-class PendingDerivation:
-    """How much of the store was imported but not derived yet."""
-
-    sources: int
-    traces: int
-
-    def render(self) -> str:
-        """One line for the user: the state and the fix."""
-        return (
-            f"{self.sources} imported source(s) are not derived yet: {self.traces} trace(s) "
-            "have no trials, chains or funnels (an import was interrupted, failed on a later "
-            "source, or ran with --no-derive). Hint: run valuechain derive (or any import): "
-            "it derives them first"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class PendingGroup:
-    """The sources awaiting derivation at one analyzer version, and their traces."""
-
-    analyzer: int
-    source_ids: tuple[int, ...]
-    trace_ids: tuple[bytes, ...]
 
 
 def _migrations(stored: int | None, phase: str) -> list[sqlfiles.SqlFile]:
