@@ -17,6 +17,7 @@ from valuechain.errors import StoreError, UsageError, VersionAheadError
 from valuechain.pipeline.derive import load_trials
 from valuechain.pipeline.imports import ImportOptions, import_file, import_paths
 from valuechain.store import STORE_SCHEMA_VERSION, Database, open_database
+from valuechain.store.migrate import views_digest
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
 
@@ -36,6 +37,7 @@ def test_store_file_persists_and_reopens(
         assert meta == {
             "schema_version": str(STORE_SCHEMA_VERSION),
             "created_by": valuechain.__version__,
+            "views_digest": views_digest(),
         }
 
 
@@ -83,7 +85,7 @@ def test_an_older_store_is_upgraded_in_place_when_opened_for_writing(tmp_path: P
     con.close()
     with pytest.raises(StoreError, match="schema version 1, older") as refused:
         open_database(path, read_only=True)
-    assert "upgrades the store in place" in refused.value.render()
+    assert "run `valuechain store migrate`" in refused.value.render()
     with Database(path) as db:
         assert db.sql("SELECT trace_id FROM core.trial_issues").item() == "ab01"
         version = db.sql("SELECT value FROM core.meta WHERE key = 'schema_version'").item()

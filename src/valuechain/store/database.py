@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -19,16 +20,14 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from valuechain._version import __version__
-from valuechain.contract.versions import STAGE_ANALYZER_VERSION
-from valuechain.errors import StoreError, VersionAheadError
-from valuechain.store import sqlfiles
+from valuechain.errors import StoreError
+from valuechain.store import migrate, sqlfiles
 from valuechain.store.consistency import check_ledger
 from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.pending import PendingDerivation, PendingGroup
+from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.sandbox import read_only_sql, sandbox
 
-STORE_SCHEMA_VERSION = 6  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
@@ -56,43 +55,43 @@ class Database:
         self.path = str(path)
         limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
         memory_limit_bytes(limit, "memory_limit" if memory_limit else f"${MEMORY_LIMIT_ENV}")
+        self.migrated_from: int | None = None  # the schema version this open migrated from
+        self.views_refreshed = False  # a read-only open found other views: temporary ones
+        self._connect: migrate.Connect = partial(
+            connect, read_only=read_only, memory_limit=limit, allowed=allowed_directories
+        )
+        self.con = self._connect(Path(self.path))
         try:
-            self.con = duckdb.connect(self.path, read_only=read_only)
-        except duckdb.Error as exc:
-            raise StoreError(
-                self.path,
-                f"cannot open the store ({exc})",
-                "check the path, or close the program holding the file",
-            ) from exc
-        try:
-            sandbox(
-                self.con, self.path, memory_limit=limit, allowed_directories=allowed_directories
-            )
-        except StoreError:
-            self.con.close()
-            raise
-        try:
-            stored = self._check_version(read_only=read_only)
-        except StoreError:
+            self._open(read_only)
+        except BaseException:
             self.con.close()  # refused: release the file untouched
             raise
+
+    def _open(self, read_only: bool) -> int | None:
+        """Check the version (migrating an older store safely when writable), create or
+        refresh the views, undo an interrupted import, check the ledger."""
+        stored = migrate.check_version(self.con, self.path, read_only=read_only)
+        if not read_only and stored is not None and stored < STORE_SCHEMA_VERSION:
+            self.con.execute("CHECKPOINT")
+            self.con.close()
+            migrate.migrate_file(Path(self.path), stored, self._connect)
+            self.migrated_from, stored = stored, STORE_SCHEMA_VERSION
+            self.con = self._connect(Path(self.path))
         if not read_only:
-            self._create(stored)
+            migrate.create(self.con, stored)
             self._recover()
         elif self._interrupted_import() is not None:
-            self.con.close()
             raise StoreError(
                 self.path,
                 "an import into this store was interrupted and is not undone yet",
                 "run any command that writes to the store (valuechain import, derive, "
                 "materialize): it undoes the unfinished import first",
             )
+        elif stored is not None:
+            self.views_refreshed = migrate.refresh_views_if_stale(self.con, self.path)
         if stored is not None or not read_only:  # a file without valuechain's tables: nothing
-            try:
-                check_ledger(self.con, self.path)
-            except StoreError:
-                self.con.close()
-                raise
+            check_ledger(self.con, self.path)
+        return stored
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Database:
@@ -108,58 +107,6 @@ class Database:
 
     def close(self) -> None:
         self.con.close()
-
-    def _stored_version(self) -> int | None:
-        """The store's schema version; None for a new (empty) file."""
-        found = self.fetch_one(
-            "SELECT count(*) FROM information_schema.tables "
-            "WHERE table_schema = 'core' AND table_name = 'meta'"
-        )
-        if not found or not found[0]:
-            return None
-        row = self.fetch_one("SELECT value FROM core.meta WHERE key = 'schema_version'")
-        return int(row[0]) if row else 0
-
-    def _check_version(self, *, read_only: bool) -> int | None:
-        version = self._stored_version()
-        if version is not None and version > STORE_SCHEMA_VERSION:
-            raise VersionAheadError(
-                self.path,
-                f"the store has schema version {version}, newer than this "
-                f"valuechain ({__version__}) understands ({STORE_SCHEMA_VERSION})",
-                "upgrade valuechain; the store was not changed",
-            )
-        if read_only and version is not None and version < STORE_SCHEMA_VERSION:
-            raise StoreError(
-                self.path,
-                f"the store has schema version {version}, older than this valuechain's "
-                f"({STORE_SCHEMA_VERSION})",
-                "run any command that writes to the store once (valuechain import, derive, "
-                "materialize): it upgrades the store in place",
-            )
-        return version
-
-    def _create(self, stored: int | None) -> None:
-        """Create what is missing, bring an older store up to date (``sql/migrate``), and
-        (re)create the views, in one transaction."""
-        self.con.begin()
-        params = {"current_analyzer": STAGE_ANALYZER_VERSION}
-        for sql in _migrations(stored, "before"):  # e.g. set a table aside to rebuild it
-            self.con.execute(sql.text, sql.bind(params))
-        for sql in sqlfiles.folder("schema"):
-            self.con.execute(sql.text)
-        for sql in _migrations(stored, "after"):
-            self.con.execute(sql.text, sql.bind(params))
-        for sql in sqlfiles.folder("views"):
-            self.con.execute(sql.text)
-        self.con.execute(
-            "INSERT OR REPLACE INTO core.meta VALUES ('schema_version', $v)",
-            {"v": str(STORE_SCHEMA_VERSION)},
-        )
-        self.con.execute(
-            "INSERT OR IGNORE INTO core.meta VALUES ('created_by', $by)", {"by": __version__}
-        )
-        self.con.commit()
 
     def _interrupted_import(self) -> dict[str, int] | None:
         """The offsets of an import that started and never finished (a crash), if any."""
@@ -329,17 +276,24 @@ class Database:
             raise
 
 
-def _migrations(stored: int | None, phase: str) -> list[sqlfiles.SqlFile]:
-    """The ``sql/migrate`` scripts of ``phase`` (before/after the schema files) that bring a
-    store at version ``stored`` up to date, in order; none for a new store."""
-    if stored is None:
-        return []
-    out = []
-    for sql in sqlfiles.folder("migrate"):
-        version, file_phase, _ = sql.name.partition("/")[2].split("_", 2)
-        if file_phase == phase and int(version) > stored:
-            out.append(sql)
-    return out
+def connect(
+    path: Path, *, read_only: bool, memory_limit: str, allowed: Sequence[Path] = ()
+) -> duckdb.DuckDBPyConnection:
+    """A sandboxed connection to the DuckDB file at ``path`` (``sql/connection``)."""
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as exc:
+        raise StoreError(
+            str(path),
+            f"cannot open the store ({exc})",
+            "check the path, or close the program holding the file",
+        ) from exc
+    try:
+        sandbox(con, str(path), memory_limit=memory_limit, allowed_directories=allowed)
+    except StoreError:
+        con.close()
+        raise
+    return con
 
 
 def open_database(
