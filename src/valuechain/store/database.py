@@ -8,9 +8,10 @@ exactly as it was. The same bytes imported twice change nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
@@ -57,6 +58,7 @@ class Database:
         memory_limit_bytes(limit, "memory_limit" if memory_limit else f"${MEMORY_LIMIT_ENV}")
         self.migrated_from: int | None = None  # the schema version this open migrated from
         self.views_refreshed = False  # a read-only open found other views: temporary ones
+        self._in_transaction = False
         self._connect: migrate.Connect = partial(
             connect, read_only=read_only, memory_limit=limit, allowed=allowed_directories
         )
@@ -153,6 +155,23 @@ class Database:
         """These sources are derived now (trials, chains and documents committed)."""
         sql = sqlfiles.statement(_PENDING_CLEAR)
         self.con.execute(sql.text, sql.bind({"source_ids": sorted(source_ids)}))
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction around several steps: the writing methods called inside join it
+        (commits at the end, rolls back on any exception)."""
+        if self._in_transaction:
+            raise RuntimeError("a transaction is already open on this store")
+        self.con.begin()
+        self._in_transaction = True
+        try:
+            yield self.con
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+        finally:
+            self._in_transaction = False
 
     # ------------------------------------------------------------------ reading
     def fetch_one(self, query: str, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
@@ -262,8 +281,15 @@ class Database:
         params: Mapping[str, Any],
         then: Callable[[duckdb.DuckDBPyConnection], object] | None,
     ) -> None:
-        """Run ``statements``, then ``then``, in one transaction: all of it or none."""
+        """Run ``statements``, then ``then``, in one transaction: all of it or none (inside
+        ``transaction()``, in that one)."""
         con = self.con
+        if self._in_transaction:
+            for sql in statements:
+                con.execute(sql.text, sql.bind(params))
+            if then is not None:
+                then(con)
+            return
         con.begin()
         try:
             for sql in statements:

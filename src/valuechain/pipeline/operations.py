@@ -1,0 +1,251 @@
+"""Operating a store: delete a run or a source, purge content, each in one transaction.
+
+``delete`` removes the spans, evidence, chains and documents that came only from what it names
+(``sql/store/0xx`` work out what goes, ``1xx`` remove it); the traces that keep spans of other
+sources are derived again, and the runs touched re-materialized, in the same transaction — so
+the store is never seen half-deleted, and an interruption leaves it as it was. ``purge_content``
+drops the content-gated values (TRACE-FORMAT §3.6) and nothing else. With ``dry_run`` the work
+is done and rolled back: the counts are what would change, the store does not.
+Every operation that changed the store is logged in ``core.store_operations``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+from valuechain._version import __version__
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.errors import UsageError
+from valuechain.materialize.analytics import materialize_in_transaction
+from valuechain.pipeline.derive import run_batches, stage_batch, write_batch
+from valuechain.store import Database, sqlfiles
+
+_PLAN_END = "store/100_"  # below: what goes (temporary tables); from here: the removal
+_REMOVAL_END = "store/120_"
+_COUNTS = "store/060_removal_counts.sql"
+_TEMP = (
+    "st_spans",
+    "st_sources",
+    "st_traces",
+    "st_runs",
+    "st_owners",
+    "st_large_values",
+    "st_conflict_keys",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """What a deletion removed (or, with ``dry_run``, would remove)."""
+
+    target: str
+    dry_run: bool
+    sources: int  # ledger rows gone (with their issues, quarantine, unknown fields)
+    sources_reduced: int  # sources that keep other spans and list fewer now
+    spans: int
+    traces: int  # traces gone whole (their trials, chains and documents with them)
+    traces_rederived: int  # traces that keep spans of other sources: derived again
+    trials: int  # trials of the traces gone
+    runs: int  # runs re-materialized (a run left without trials loses its documents)
+    documents: int  # analytics documents of those runs before the deletion
+    events: int
+    links: int
+    resources: int
+    scopes: int
+    attributes: int
+    large_values: int
+    issues: int
+    quarantined: int
+    run_ids: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        verb = "would remove" if self.dry_run else "removed"
+        parts = [
+            f"{self.spans} spans",
+            f"{self.traces} traces",
+            f"{self.trials} trials",
+            f"{self.sources} sources from the ledger",
+            f"{self.attributes} attributes",
+            f"{self.events} events",
+            f"{self.links} links",
+            f"{self.resources} resources",
+            f"{self.scopes} scopes",
+            f"{self.large_values} large values",
+            f"{self.issues} issues",
+            f"{self.quarantined} quarantined items",
+        ]
+        line = f"{self.target}: {verb} " + ", ".join(parts)
+        again = "would derive" if self.dry_run else "derived"
+        line += (
+            f"; {again} {self.traces_rederived} shared traces again and "
+            f"{'would rebuild' if self.dry_run else 'rebuilt'} the documents of {self.runs} runs"
+        )
+        if self.sources_reduced:
+            line += f"; {self.sources_reduced} sources keep spans of other runs and list fewer"
+        return line
+
+
+def delete(
+    db: Database,
+    *,
+    run: str | None = None,
+    source: str | None = None,
+    dry_run: bool = False,
+    analyzer: int = STAGE_ANALYZER_VERSION,
+) -> Removal:
+    """Delete one run (every span of its traces) or one source (by path or sha256)."""
+    if (run is None) == (source is None):
+        raise UsageError("store delete", "name exactly one of --run or --source", None)
+    source_ids: list[int] = []
+    if source is not None:
+        source_ids, target = _sources(db, source)
+    else:
+        assert run is not None
+        if not _run_exists(db, run):
+            raise UsageError(
+                f"run {run}", "no trial of this run is in the store", "list them: valuechain runs"
+            )
+        target = f"run {run}"
+    params = {"source_ids": source_ids, "run_id": run}
+    statements = sqlfiles.folder("store")
+    try:
+        with db.transaction() as con:
+            for sql in statements:
+                if sql.name >= _PLAN_END:
+                    break
+                con.execute(sql.text, sql.bind(params))
+            counts = statement_row(db, _COUNTS, params)
+            for sql in statements:
+                if _PLAN_END <= sql.name < _REMOVAL_END:
+                    con.execute(sql.text, sql.bind(params))
+            traces = con.execute(_text("store/120_touched_traces.sql")).fetchall()
+            runs = [r for (r,) in con.execute(_text("store/121_touched_runs.sql")).fetchall()]
+            removal = Removal(target, dry_run, *(int(v) for v in counts), run_ids=tuple(runs))
+            if dry_run:
+                raise _DryRun
+            _rederive(db, [bytes(t) for t, _ in traces], [bytes(t) for t, kept in traces if kept],
+                      runs, analyzer)
+            log(db, "delete", target, asdict(removal))
+    except _DryRun:
+        pass
+    finally:
+        _drop_temp(db)
+    return removal
+
+
+class _DryRun(Exception):
+    """Raised inside the transaction of a dry run to roll it back."""
+
+
+def _rederive(
+    db: Database, touched: list[bytes], remaining: list[bytes], runs: list[str], analyzer: int
+) -> None:
+    """Inside the open transaction: rebuild the trials of the touched traces (whole runs of
+    the remaining ones) and the documents of the runs."""
+    widened: set[bytes] = set(touched)
+    for batch in run_batches(db.trace_runs(), 1 << 62, touched=remaining):
+        widened.update(batch)
+    staged = stage_batch(db, sorted(widened), analyzer)
+    write_batch(db, staged, analyzer, content_changed=True)
+    materialize_in_transaction(db.con, sorted({*runs, *staged.summary.run_ids}))
+
+
+def _sources(db: Database, source: str) -> tuple[list[int], str]:
+    sql = sqlfiles.statement("store/140_find_source.sql")
+    rows = db.con.execute(sql.text, sql.bind({"source": source})).fetchall()
+    if not rows:
+        raise UsageError(
+            f"source {source}",
+            "no imported source has this path or sha256",
+            'list them: valuechain sql "SELECT path, sha256 FROM imports"',
+        )
+    if len(rows) > 1 and not any(path == source for _, path, _ in rows):
+        raise UsageError(
+            f"source {source}",
+            f"{len(rows)} sources match this sha256 prefix",
+            "give more of the sha256",
+        )
+    ids = [int(i) for i, path, _ in rows if path == source] or [int(rows[0][0])]
+    shown = ", ".join(f"{p} ({s[:12]})" for i, p, s in rows if int(i) in ids)
+    return ids, f"source {shown}"
+
+
+def _run_exists(db: Database, run: str) -> bool:
+    row = statement_row(db, "store/141_run_exists.sql", {"run_id": run})
+    return bool(row[0])
+
+
+def statement_row(db: Database, name: str, params: dict[str, object]) -> tuple[object, ...]:
+    sql = sqlfiles.statement(name)
+    rows = db.con.execute(sql.text, sql.bind(params)).fetchall()
+    return tuple(rows[0])
+
+
+def _text(name: str) -> str:
+    return sqlfiles.statement(name).text
+
+
+def log(db: Database, operation: str, target: str | None, details: dict[str, object]) -> None:
+    """Record an operation that changed the store (inside its transaction)."""
+    sql = sqlfiles.statement("store/130_insert_operation.sql")
+    params = {
+        "operation": operation,
+        "target": target,
+        "details": json.dumps(details, sort_keys=True, default=str),
+        "valuechain": __version__,
+    }
+    db.con.execute(sql.text, sql.bind(params))
+
+
+def _drop_temp(db: Database) -> None:
+    for name in _TEMP:
+        db.con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+
+
+@dataclass(frozen=True, slots=True)
+class Purge:
+    """What ``purge_content`` dropped (or, with ``dry_run``, would drop)."""
+
+    dry_run: bool
+    dropped: int  # gated attribute values removed
+    rewritten: int  # tool-call lists cut to tool names
+    large_values: int
+    quarantined: int  # quarantined items whose raw JSON went
+    unknown_fields: int
+    include_content: int  # `mcp.app.export.include_content` flags set to false
+
+    def describe(self) -> str:
+        verb = "would drop" if self.dry_run else "dropped"
+        return (
+            f"{verb} {self.dropped} content values and {self.large_values} large values, "
+            f"cut {self.rewritten} tool-call lists to tool names, cleared the raw JSON of "
+            f"{self.quarantined} quarantined items and {self.unknown_fields} unknown fields, "
+            f"marked {self.include_content} exports as without content; ids, names, counts, "
+            "outcomes, grader results, chains and funnels are unchanged"
+        )
+
+
+def purge_content(db: Database, *, dry_run: bool = False) -> Purge:
+    """Drop every content-gated value (TRACE-FORMAT §3.6) in one transaction."""
+    statements = [s for s in sqlfiles.folder("store") if _PURGE <= s.name < _PURGE_END]
+    try:
+        with db.transaction() as con:
+            con.execute(statements[0].text)
+            counts = statement_row(db, _PURGE_COUNTS, {})
+            purge = Purge(dry_run, *(int(v) for v in counts))
+            if dry_run:
+                raise _DryRun
+            for sql in statements[2:]:
+                con.execute(sql.text)
+            log(db, "purge-content", None, asdict(purge))
+    except _DryRun:
+        pass
+    finally:
+        db.con.execute("DROP TABLE IF EXISTS temp.st_gated")
+    return purge
+
+
+_PURGE = "store/200_"
+_PURGE_END = "store/300_"
+_PURGE_COUNTS = "store/210_purge_counts.sql"
