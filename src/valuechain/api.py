@@ -23,6 +23,7 @@ from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.compare import compare_runs
@@ -40,6 +41,7 @@ from valuechain.query.spans import spans_by_role
 from valuechain.query.trend import runs_outside_partitions, trend_frame, trend_request
 from valuechain.query.trial import TrialView, first_failing_trial, trial_view
 from valuechain.store import Database, PendingDerivation, open_database
+from valuechain.store.maintenance import StoreInfo, store_info
 
 
 class Store:
@@ -221,6 +223,21 @@ class Store:
         (`import_paths`, `derive`, `materialize`). No file beyond the store is reachable unless
         the store was opened with ``allow_files``; ``$name`` parameters bind ``params``."""
         return self.db.sql(query, params)
+
+    def info(self, *, limit: int = 20) -> StoreInfo:
+        """Schema version, analyzer versions present, sizes, rows by table, runs, sources."""
+        return store_info(self.db.con, self.db.path, limit=limit)
+
+    def delete(
+        self, *, run: str | None = None, source: str | None = None, dry_run: bool = False
+    ) -> Removal:
+        """Remove one run or one source (path or sha256) and what came only from it, deriving
+        what was shared again, in one transaction (``dry_run``: count, change nothing)."""
+        return delete(self.db, run=run, source=source, dry_run=dry_run)
+
+    def purge_content(self, *, dry_run: bool = False) -> Purge:
+        """Drop every content-gated value (TRACE-FORMAT §3.6); chains and funnels stay."""
+        return purge_content(self.db, dry_run=dry_run)
 
     def close(self) -> None:
         self.db.close()

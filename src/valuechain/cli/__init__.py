@@ -8,6 +8,7 @@ from valuechain.cli import (  # noqa: F401 (registers commands)
     funnels,
     ingest,
     recompute,
+    store,
     tools,
     trend,
 )

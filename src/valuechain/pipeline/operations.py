@@ -11,10 +11,8 @@ Every operation that changed the store is logged in ``core.store_operations``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 
-from valuechain._version import __version__
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
 from valuechain.materialize.analytics import materialize_in_transaction
@@ -112,29 +110,33 @@ def delete(
     try:
         with db.transaction() as con:
             for sql in statements:
-                if sql.name >= _PLAN_END:
-                    break
-                con.execute(sql.text, sql.bind(params))
-            counts = statement_row(db, _COUNTS, params)
-            for sql in statements:
-                if _PLAN_END <= sql.name < _REMOVAL_END:
+                if sql.name < _COUNTS:  # what goes, into temporary tables (read-only too)
                     con.execute(sql.text, sql.bind(params))
+            counts = statement_row(db, _COUNTS, params)
             traces = con.execute(_text("store/120_touched_traces.sql")).fetchall()
             runs = [r for (r,) in con.execute(_text("store/121_touched_runs.sql")).fetchall()]
             removal = Removal(target, dry_run, *(int(v) for v in counts), run_ids=tuple(runs))
             if dry_run:
-                raise _DryRun
-            _rederive(db, [bytes(t) for t, _ in traces], [bytes(t) for t, kept in traces if kept],
-                      runs, analyzer)
-            log(db, "delete", target, asdict(removal))
-    except _DryRun:
+                raise _DryRunError
+            for sql in statements:
+                if _PLAN_END <= sql.name < _REMOVAL_END:
+                    con.execute(sql.text, sql.bind(params))
+            _rederive(
+                db,
+                [bytes(t) for t, _ in traces],
+                [bytes(t) for t, kept in traces if kept],
+                runs,
+                analyzer,
+            )
+            db.log_operation("delete", target, asdict(removal))
+    except _DryRunError:
         pass
     finally:
         _drop_temp(db)
     return removal
 
 
-class _DryRun(Exception):
+class _DryRunError(Exception):
     """Raised inside the transaction of a dry run to roll it back."""
 
 
@@ -186,18 +188,6 @@ def _text(name: str) -> str:
     return sqlfiles.statement(name).text
 
 
-def log(db: Database, operation: str, target: str | None, details: dict[str, object]) -> None:
-    """Record an operation that changed the store (inside its transaction)."""
-    sql = sqlfiles.statement("store/130_insert_operation.sql")
-    params = {
-        "operation": operation,
-        "target": target,
-        "details": json.dumps(details, sort_keys=True, default=str),
-        "valuechain": __version__,
-    }
-    db.con.execute(sql.text, sql.bind(params))
-
-
 def _drop_temp(db: Database) -> None:
     for name in _TEMP:
         db.con.execute(f"DROP TABLE IF EXISTS temp.{name}")
@@ -235,11 +225,11 @@ def purge_content(db: Database, *, dry_run: bool = False) -> Purge:
             counts = statement_row(db, _PURGE_COUNTS, {})
             purge = Purge(dry_run, *(int(v) for v in counts))
             if dry_run:
-                raise _DryRun
+                raise _DryRunError
             for sql in statements[2:]:
                 con.execute(sql.text)
-            log(db, "purge-content", None, asdict(purge))
-    except _DryRun:
+            db.log_operation("purge-content", None, asdict(purge))
+    except _DryRunError:
         pass
     finally:
         db.con.execute("DROP TABLE IF EXISTS temp.st_gated")

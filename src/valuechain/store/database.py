@@ -21,12 +21,13 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
+from valuechain._version import __version__
 from valuechain.errors import StoreError
 from valuechain.store import migrate, sqlfiles
 from valuechain.store.consistency import check_ledger
 from valuechain.store.memory_limit import memory_limit_bytes
-from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
+from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.sandbox import read_only_sql, sandbox
 
 DEFAULT_STORE = "valuechain.duckdb"
@@ -172,6 +173,17 @@ class Database:
             raise
         finally:
             self._in_transaction = False
+
+    def log_operation(self, operation: str, target: str | None, details: Mapping[str, Any]) -> None:
+        """Record a store operation that changed the store (``core.store_operations``)."""
+        sql = sqlfiles.statement("store/130_insert_operation.sql")
+        params = {
+            "operation": operation,
+            "target": target,
+            "details": json.dumps(details, sort_keys=True, default=str),
+            "valuechain": __version__,
+        }
+        self.con.execute(sql.text, sql.bind(params))
 
     # ------------------------------------------------------------------ reading
     def fetch_one(self, query: str, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:

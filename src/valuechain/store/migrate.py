@@ -17,9 +17,7 @@ only), so a reading command never meets a view of another version.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import re
 import shutil
 from collections.abc import Callable
@@ -33,6 +31,7 @@ from valuechain._version import __version__
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
+from valuechain.store.files import copy_durably, remove_store_file, replace_durably
 
 STORE_SCHEMA_VERSION = 11  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 VIEWS_DIGEST = "views_digest"
@@ -177,23 +176,20 @@ def migrate_file(path: Path, stored: int, connect: Connect, backup: Path | None 
     then swap the copy in; ``backup``: keep the old file there. Any failure removes the copy and
     leaves ``path`` as it was."""
     work = path.with_name(f".{path.name}.migrating")
-    _remove(work)
+    remove_store_file(work)
     try:
-        shutil.copyfile(path, work)
+        shutil.copyfile(path, work)  # the store is closed and checkpointed: one file
         con = connect(work)
         try:
             create(con, stored)
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        _fsync(work)
         if backup is not None:
-            shutil.copyfile(path, backup)
-            _fsync(backup)
-        os.replace(work, path)
-        _fsync(path.parent)
+            copy_durably(path, backup)
+        replace_durably(work, path)
     except BaseException as exc:
-        _remove(work)
+        remove_store_file(work)
         if isinstance(exc, duckdb.Error | OSError):
             raise StoreError(
                 str(path),
@@ -202,23 +198,3 @@ def migrate_file(path: Path, stored: int, connect: Connect, backup: Path | None 
                 "free disk space or fix the cause, then run `valuechain store migrate` again",
             ) from exc
         raise
-
-
-def _remove(path: Path) -> None:
-    for p in (path, path.with_name(path.name + ".wal")):
-        with contextlib.suppress(FileNotFoundError):
-            p.unlink()
-
-
-def _fsync(path: Path) -> None:
-    flags = os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
