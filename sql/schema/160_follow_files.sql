@@ -11,5 +11,6 @@ CREATE TABLE IF NOT EXISTS core.follow_files (
     path            VARCHAR NOT NULL,
     committed_bytes UBIGINT NOT NULL,
     final           BOOLEAN NOT NULL,
-    updated_at      TIMESTAMPTZ NOT NULL
+    updated_at      TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (directory, head_sha256)
 );

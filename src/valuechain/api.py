@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -22,6 +22,7 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
+from valuechain.pipeline.follow import FollowRound, follow
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
 from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
@@ -238,6 +239,31 @@ class Store:
     def purge_content(self, *, dry_run: bool = False) -> Purge:
         """Drop every content-gated value (TRACE-FORMAT §3.6); chains and funnels stay."""
         return purge_content(self.db, dry_run=dry_run)
+
+    def follow(
+        self,
+        directory: str | Path,
+        *,
+        interval: float = 2.0,
+        stop: Callable[[float], bool],
+        on_round: Callable[[FollowRound], None] | None = None,
+        strict: bool = False,
+        salvage: bool = False,
+        derive: bool = True,
+        analyzer: int = STAGE_ANALYZER_VERSION,
+        **decode_options: Any,
+    ) -> int:
+        """Keep importing a collector directory's complete records as they appear (deriving
+        the runs touched) until ``stop(interval)`` is true; resumes from the stored offsets."""
+        options = ImportOptions(
+            strict=strict,
+            decode=DecodeOptions(salvage=salvage, **decode_options),
+            derive=derive,
+            analyzer=analyzer,
+        )
+        return follow(
+            self.db, Path(directory), options, interval=interval, stop=stop, on_round=on_round
+        )
 
     def close(self) -> None:
         self.db.close()

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from valuechain import api
 from valuechain.cli.app import emit, err, main, open_store, out
+from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
 from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT
 from valuechain.pipeline.imports import ImportReport, plan
 from valuechain.report.formats import Format
@@ -21,7 +22,9 @@ from valuechain.report.formats import Format
 
 # ---------------------------------------------------------------------------- import
 @main.command("import")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
+@FOLLOW
+@INTERVAL
 @click.option("--strict", is_flag=True, help="Reject a source on any error-severity issue.")
 @click.option(
     "--salvage", is_flag=True, help="Keep the complete spans of a truncated single-document export."
@@ -58,8 +61,15 @@ def import_cmd(
     workers: int,
     analyzer: int,
     no_derive: bool,
+    follow: Path | None,
+    interval: float,
 ) -> None:
-    """Import OTLP exports (files, directories, globs), then derive the touched trials' chains."""
+    """Import OTLP exports (files, directories, globs), then derive the touched trials' chains.
+
+    With --follow DIR, keep importing a collector's output directory as it grows (Ctrl-C
+    stops; a restart resumes where it left off)."""
+    if (follow is None) == (not paths):
+        raise click.UsageError("give PATHS to import, or --follow DIR (not both)")
     extra = {
         k: v
         for k, v in (
@@ -69,6 +79,10 @@ def import_cmd(
         if v
     }
     extra["workers"] = workers
+    if follow is not None:
+        options = {"strict": strict, "salvage": salvage, "derive": not no_derive, **extra}
+        run_follow(ctx, follow, interval, analyzer=analyzer, **options)
+        return
     with open_store(ctx, settle=False) as store:  # the import derives what is pending first
         report = run_import(
             store,

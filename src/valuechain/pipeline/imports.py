@@ -16,11 +16,13 @@ import multiprocessing
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
+
+import duckdb
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
@@ -210,23 +212,34 @@ def import_file(
     import_id: int,
     options: ImportOptions,
     pool: DecodePool | None = None,
+    *,
+    byte_range: tuple[int, int] | None = None,
+    name: str | None = None,
+    then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
 ) -> SourceResult:
     """Import one file, all or nothing, streaming it through the decoder batch by batch.
+
+    ``byte_range`` (start, end) imports only those bytes of the file as a source (``name``
+    it in the ledger); ``then`` writes in the transaction that commits the source (``import
+    --follow`` records how far it read).
 
     The file is hashed first (a re-import of the same bytes is ``unchanged`` and costs one
     read), then read, decompressed, framed and decoded a part at a time; each batch is committed
     as it arrives (``SourceWriter``). A source that turns out rejected (or fails ``strict``), or
     any failure on the way, undoes every batch already written.
     """
-    name = str(path)
+    name = name or str(path)
     try:
-        sha256, size = _digest(path)
+        sha256, size = _digest(path, byte_range)
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
     if db.has_source(sha256):
         return _unchanged(db, name, sha256, size, options)
     executor = pool.executor_for(size, options.decode) if pool is not None else None
-    chunks = file_chunks(path, min(options.decode.batch_bytes, READ_CHUNK))
+    piece = min(options.decode.batch_bytes, READ_CHUNK)
+    chunks = (
+        file_chunks(path, piece) if byte_range is None else range_chunks(path, byte_range, piece)
+    )
     stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
     try:
         with SourceWriter(db, name, import_id) as writer:
@@ -239,7 +252,11 @@ def import_file(
                 return result
             trace_ids = tuple(sorted(stream.merger.trace_ids))
             committed = writer.finish(
-                decoded.ledger(), stream.merger.closing_issues(), trace_ids, options.analyzer
+                decoded.ledger(),
+                stream.merger.closing_issues(),
+                trace_ids,
+                options.analyzer,
+                then=then,
             )
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
@@ -267,10 +284,28 @@ def _unchanged(
     return SourceResult(name, "rejected", bytes=size, error=error)
 
 
-def _digest(path: Path) -> tuple[str, int]:
+def _digest(path: Path, byte_range: tuple[int, int] | None = None) -> tuple[str, int]:
+    if byte_range is not None:
+        digest = hashlib.sha256()
+        for piece in range_chunks(path, byte_range):
+            digest.update(piece)
+        return digest.hexdigest(), byte_range[1] - byte_range[0]
     with path.open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256")
         return digest.hexdigest(), handle.tell()
+
+
+def range_chunks(
+    path: Path, byte_range: tuple[int, int], size: int = READ_CHUNK
+) -> Iterator[bytes]:
+    """The bytes ``start`` to ``end`` of the file at ``path``, ``size`` at a time."""
+    start, end = byte_range
+    with path.open("rb") as handle:
+        handle.seek(start)
+        left = end - start
+        while left > 0 and (piece := handle.read(min(size, left))):
+            left -= len(piece)
+            yield piece
 
 
 def _verdict(decoded: DecodedSource, options: ImportOptions) -> SourceResult:

@@ -74,6 +74,11 @@ def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skippe
     return out
 
 
+def rotated_name(path: Path) -> bool:
+    """Whether the name is a collector's rotated file (a timestamp before the extension)."""
+    return _ROTATED.match(path.name) is not None
+
+
 def rotation_order(files: Iterable[Path]) -> list[Path]:
     """Sort so that each live file follows its rotated predecessors, oldest first."""
 
