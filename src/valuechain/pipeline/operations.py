@@ -12,6 +12,7 @@ Every operation that changed the store is logged in ``core.store_operations``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
@@ -154,23 +155,39 @@ def _rederive(
 
 
 def _sources(db: Database, source: str) -> tuple[list[int], str]:
-    sql = sqlfiles.statement("store/140_find_source.sql")
-    rows = db.con.execute(sql.text, sql.bind({"source": source})).fetchall()
-    if not rows:
+    """The sources ``source`` names: a path as imported or resolving to the same file (every
+    byte range ``import --follow`` imported of it too), else a sha256 prefix (8+ digits)."""
+    rows = db.con.execute(_text("store/140_find_source.sql")).fetchall()
+    wanted = _resolved(source)
+    by_path = [
+        (int(i), p, h) for i, p, h in rows if p == source or _resolved(_file_of(p)) == wanted
+    ]
+    prefix = source.lower()
+    by_sha = [(int(i), p, h) for i, p, h in rows if len(prefix) >= 8 and h.startswith(prefix)]
+    found = by_path or by_sha
+    if not found:
         raise UsageError(
             f"source {source}",
             "no imported source has this path or sha256",
             'list them: valuechain sql "SELECT path, sha256 FROM imports"',
         )
-    if len(rows) > 1 and not any(path == source for _, path, _ in rows):
+    if not by_path and len(by_sha) > 1:
         raise UsageError(
-            f"source {source}",
-            f"{len(rows)} sources match this sha256 prefix",
-            "give more of the sha256",
+            f"source {source}", f"{len(by_sha)} sources match this sha256 prefix", "give more of it"
         )
-    ids = [int(i) for i, path, _ in rows if path == source] or [int(rows[0][0])]
-    shown = ", ".join(f"{p} ({s[:12]})" for i, p, s in rows if int(i) in ids)
-    return ids, f"source {shown}"
+    shown = ", ".join(f"{p} ({h[:12]})" for _, p, h in found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return [i for i, _, _ in found], f"source {shown}{more}"
+
+
+def _file_of(path: str) -> str:
+    """The file of a ledger path (``FILE#START-END`` for a range ``import --follow`` read)."""
+    head, sep, tail = path.rpartition("#")
+    return head if sep and "-" in tail and tail.replace("-", "").isdigit() else path
+
+
+def _resolved(path: str) -> Path:
+    return Path(path).expanduser().resolve()
 
 
 def _run_exists(db: Database, run: str) -> bool:
