@@ -141,6 +141,7 @@ def views_digest() -> str:
 
 _CREATE = re.compile(r"\bCREATE OR REPLACE (VIEW|MACRO)\b")
 _MAIN = re.compile(r"\bmain\.")
+_CORE = re.compile(r"(?<![.\w])core\.")  # temporary objects name the store's catalog
 
 
 def refresh_views_if_stale(con: duckdb.DuckDBPyConnection, where: str) -> bool:
@@ -149,8 +150,9 @@ def refresh_views_if_stale(con: duckdb.DuckDBPyConnection, where: str) -> bool:
     rows = con.execute("SELECT value FROM core.meta WHERE key = $k", {"k": VIEWS_DIGEST}).fetchall()
     if rows and rows[0][0] == views_digest():
         return False
+    catalog = '"' + str(con.execute("SELECT current_database()").fetchall()[0][0]) + '".core.'
     for sql in sqlfiles.folder("views"):
-        text = _MAIN.sub("temp.", _CREATE.sub(r"CREATE OR REPLACE TEMP \1", sql.text))
+        text = _temporary(sql.text, catalog)
         try:
             con.execute(text)
         except duckdb.Error as exc:
@@ -161,6 +163,28 @@ def refresh_views_if_stale(con: duckdb.DuckDBPyConnection, where: str) -> bool:
                 "open the store once for writing (e.g. valuechain materialize): that rebuilds them",
             ) from exc
     return True
+
+
+def _temporary(text: str, catalog: str) -> str:
+    """A view or macro of ``sql/views`` as a temporary one: created in ``temp``, naming the
+    other temporary ones for what ``sql/views`` defines and the store's catalog for tables."""
+    text = _CREATE.sub(r"CREATE OR REPLACE TEMP \1", text)
+    text = _MAIN.sub("temp.", text)
+    own = _own_objects()
+    if own is not None:
+        text = own.sub(r"temp.\1", text)
+    return _CORE.sub(catalog, text)
+
+
+@cache
+def _own_objects() -> re.Pattern[str] | None:
+    """References to the views and macros ``sql/views`` defines in schema ``core`` (None: it
+    defines none)."""
+    found = re.compile(r"CREATE OR REPLACE (?:VIEW|MACRO) core\.(\w+)")
+    names = sorted({n for sql in sqlfiles.folder("views") for n in found.findall(sql.text)})
+    if not names:
+        return None
+    return re.compile(r"(?<![.\w])core\.(" + "|".join(map(re.escape, names)) + r")\b")
 
 
 def plan(con: duckdb.DuckDBPyConnection, where: str) -> MigrationPlan:
