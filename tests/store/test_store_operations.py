@@ -273,3 +273,22 @@ def test_vacuum_reclaims_space_and_keeps_every_row(store: Path, dump: Dump) -> N
         before.pop("store_operations")
         assert after == before
         assert [op[1] for op in operations] == ["delete", "delete", "delete", "vacuum"]
+
+
+def test_deleting_one_side_of_a_conflicting_duplicate_settles_the_other(
+    tmp_path: Path, otlp: Any, write: Callable[[str, Any], Path]
+) -> None:
+    with Database(tmp_path / "s.duckdb") as db:
+        first = write("a.json", otlp.request(otlp.span(1, name="first")))
+        second = write("b.json", otlp.request(otlp.span(1, name="second"), otlp.span(2)))
+        assert import_paths(db, [first, second]).ok
+        grouped = "SELECT count(*) FROM core.spans WHERE dup_group IS NOT NULL"
+        assert db.con.execute(grouped).fetchall() == [(2,)]
+        removal = delete(db, source=str(second))
+        assert removal.spans == 2 and removal.traces_rederived == 1
+        assert db.con.execute(grouped).fetchall() == [(0,)]
+        assert db.con.execute("SELECT name FROM core.spans").fetchall() == [("first",)]
+        assert db.con.execute(
+            "SELECT count(*) FROM core.issues WHERE code = 'W_DUPLICATE_CONFLICT'"
+        ).fetchall() == [(0,)]
+        assert not ledger_mismatches(db.con)

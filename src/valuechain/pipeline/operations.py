@@ -23,6 +23,7 @@ from valuechain.store import Database, sqlfiles
 _PLAN_END = "store/100_"  # below: what goes (temporary tables); from here: the removal
 _REMOVAL_END = "store/120_"
 _COUNTS = "store/060_removal_counts.sql"
+_SETTLE_CONFLICTS = "ingest/520_undo_conflicts.sql"
 _TEMP = (
     "st_spans",
     "st_sources",
@@ -30,7 +31,7 @@ _TEMP = (
     "st_runs",
     "st_owners",
     "st_large_values",
-    "st_conflict_keys",
+    "undo_conflict_keys",
 )
 
 
@@ -122,6 +123,7 @@ def delete(
             for sql in statements:
                 if _PLAN_END <= sql.name < _REMOVAL_END:
                     con.execute(sql.text, sql.bind(params))
+            con.execute(_text(_SETTLE_CONFLICTS))  # a key left with one content: no conflict
             _rederive(
                 db,
                 [bytes(t) for t, _ in traces],

@@ -5,7 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+
+import duckdb
+
+from valuechain.errors import StoreError
 
 
 def file_size(path: Path) -> int:
@@ -59,3 +64,21 @@ def copy_durably(source: Path, target: Path) -> None:
     """A durable copy of a closed store file (a backup)."""
     shutil.copyfile(source, target)
     fsync(target)
+
+
+@contextlib.contextmanager
+def work_file(path: Path, purpose: str, failed: str, hint: str) -> Iterator[Path]:
+    """A work file beside the store (``.NAME.purpose``) for a new version of it; the caller
+    swaps it in (`replace_durably`) when complete. On any failure the work file goes and
+    the store stays as it was; an I/O or engine error is a `StoreError` saying so."""
+    work = path.with_name(f".{path.name}.{purpose}")
+    remove_store_file(work)
+    try:
+        yield work
+    except BaseException as exc:
+        remove_store_file(work)
+        if isinstance(exc, duckdb.Error | OSError):
+            raise StoreError(
+                str(path), f"{failed} ({exc}); the store was not changed", hint
+            ) from exc
+        raise

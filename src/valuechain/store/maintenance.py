@@ -21,10 +21,10 @@ from valuechain.store import migrate, sqlfiles
 from valuechain.store.database import Database, connect
 from valuechain.store.files import (
     file_size,
-    remove_store_file,
     replace_durably,
     store_bytes,
     wal_path,
+    work_file,
 )
 
 
@@ -108,9 +108,12 @@ def vacuum_file(path: Path, memory_limit: str, verify: Callable[[Path], None]) -
     """Copy the (closed, checkpointed) store at ``path`` into a compact new file, ``verify``
     the copy (it raises when the copy is no consistent store), then swap it in."""
     before = store_bytes(path)
-    work = path.with_name(f".{path.name}.vacuum")
-    remove_store_file(work)
-    try:
+    with work_file(
+        path,
+        "vacuum",
+        "vacuum failed",
+        "free disk space (vacuum needs room for a copy of the store) and run it again",
+    ) as work:
         con = duckdb.connect(":memory:")
         try:
             con.execute("SET memory_limit = $m", {"m": memory_limit})
@@ -124,15 +127,6 @@ def vacuum_file(path: Path, memory_limit: str, verify: Callable[[Path], None]) -
             con.close()
         verify(work)
         replace_durably(work, path)
-    except BaseException as exc:
-        remove_store_file(work)
-        if isinstance(exc, duckdb.Error | OSError):
-            raise StoreError(
-                str(path),
-                f"vacuum failed ({exc}); the store was not changed",
-                "free disk space (vacuum needs room for a copy of the store) and run it again",
-            ) from exc
-        raise
     return Vacuum(before, store_bytes(path))
 
 

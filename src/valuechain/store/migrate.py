@@ -31,7 +31,7 @@ from valuechain._version import __version__
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
-from valuechain.store.files import copy_durably, remove_store_file, replace_durably
+from valuechain.store.files import copy_durably, replace_durably, work_file
 
 STORE_SCHEMA_VERSION = 11  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 VIEWS_DIGEST = "views_digest"
@@ -199,9 +199,12 @@ def migrate_file(path: Path, stored: int, connect: Connect, backup: Path | None 
     """Migrate the (closed, checkpointed) store at ``path`` from ``stored`` on a copy beside it,
     then swap the copy in; ``backup``: keep the old file there. Any failure removes the copy and
     leaves ``path`` as it was."""
-    work = path.with_name(f".{path.name}.migrating")
-    remove_store_file(work)
-    try:
+    with work_file(
+        path,
+        "migrating",
+        f"migrating the store from schema version {stored} failed",
+        "free disk space or fix the cause, then run `valuechain store migrate` again",
+    ) as work:
         shutil.copyfile(path, work)  # the store is closed and checkpointed: one file
         con = connect(work)
         try:
@@ -212,13 +215,3 @@ def migrate_file(path: Path, stored: int, connect: Connect, backup: Path | None 
         if backup is not None:
             copy_durably(path, backup)
         replace_durably(work, path)
-    except BaseException as exc:
-        remove_store_file(work)
-        if isinstance(exc, duckdb.Error | OSError):
-            raise StoreError(
-                str(path),
-                f"migrating the store from schema version {stored} failed ({exc}); "
-                "the store was not changed",
-                "free disk space or fix the cause, then run `valuechain store migrate` again",
-            ) from exc
-        raise
