@@ -20,7 +20,7 @@ from valuechain._version import __version__
 from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.formats import Format, render_bytes, to_rich_table
-from valuechain.store import default_store_path
+from valuechain.store import STORE_SCHEMA_VERSION, default_store_path
 from valuechain.store.memory_limit import memory_limit_bytes
 
 out = Console()
@@ -101,6 +101,12 @@ def open_store(
         memory_limit=choice.memory_limit,
         allow_files=allow_files,
     )
+    if store.db.migrated_from is not None:
+        err.print(
+            f"migrated the store from schema version {store.db.migrated_from} to "
+            f"{STORE_SCHEMA_VERSION} (on a copy, swapped in once complete)",
+            highlight=False,
+        )
     try:
         pending = store.pending_derivation()
         if pending is not None and read_only:

@@ -90,12 +90,12 @@ def print_info(found: StoreInfo) -> None:
     for name, rows in found.tables.items():
         table.add_row(name, str(rows))
     out.print(table)
-    for title, rows in (("sources", found.sources), ("runs", found.runs)):
-        if rows:
-            listing = Table(title=f"{title} (at most the first {len(rows)})", header_style="bold")
-            for column in rows[0]:
+    for title, listed in (("sources", found.sources), ("runs", found.runs)):
+        if listed:
+            listing = Table(title=f"{title} (at most the first {len(listed)})", header_style="bold")
+            for column in listed[0]:
                 listing.add_column(column)
-            for row in rows:
+            for row in listed:
                 listing.add_row(*(str(_iso(v)) for v in row.values()))
             out.print(listing)
 

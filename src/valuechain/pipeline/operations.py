@@ -11,8 +11,10 @@ Every operation that changed the store is logged in ``core.store_operations``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
@@ -117,7 +119,7 @@ def delete(
             counts = statement_row(db, _COUNTS, params)
             traces = con.execute(_text("store/120_touched_traces.sql")).fetchall()
             runs = [r for (r,) in con.execute(_text("store/121_touched_runs.sql")).fetchall()]
-            removal = Removal(target, dry_run, *(int(v) for v in counts), run_ids=tuple(runs))
+            removal = Removal(target=target, dry_run=dry_run, run_ids=tuple(runs), **counts)
             if dry_run:
                 raise _DryRunError
             for sql in statements:
@@ -194,13 +196,15 @@ def _resolved(path: str) -> Path:
 
 def _run_exists(db: Database, run: str) -> bool:
     row = statement_row(db, "store/141_run_exists.sql", {"run_id": run})
-    return bool(row[0])
+    return bool(row["found"])
 
 
-def statement_row(db: Database, name: str, params: dict[str, object]) -> tuple[object, ...]:
+def statement_row(db: Database, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The one row of a statement, by column name."""
     sql = sqlfiles.statement(name)
-    rows = db.con.execute(sql.text, sql.bind(params)).fetchall()
-    return tuple(rows[0])
+    cursor = db.con.execute(sql.text, sql.bind(params))
+    names = [d[0] for d in cursor.description]
+    return dict(zip(names, cursor.fetchall()[0], strict=True))
 
 
 def _text(name: str) -> str:
@@ -242,7 +246,7 @@ def purge_content(db: Database, *, dry_run: bool = False) -> Purge:
         with db.transaction() as con:
             con.execute(statements[0].text)
             counts = statement_row(db, _PURGE_COUNTS, {})
-            purge = Purge(dry_run, *(int(v) for v in counts))
+            purge = Purge(dry_run=dry_run, **counts)
             if dry_run:
                 raise _DryRunError
             for sql in statements[2:]:
