@@ -101,6 +101,8 @@ class Vacuum:
                 "and keep only the blocks in use (nothing was changed)"
             )
         saved = self.before - self.after
+        if saved <= 0:
+            return f"{self.before} bytes before, {self.after} after (nothing to reclaim)"
         return f"{self.before} bytes before, {self.after} after ({saved} bytes reclaimed)"
 
 
@@ -141,9 +143,7 @@ class Migration:
     def describe(self) -> str:
         p = self.plan
         if not p.needed:
-            return (
-                f"the store is at schema version {p.to_version}, this valuechain's: nothing to do"
-            )
+            return f"the store is at schema version {p.to_version} already: nothing to do"
         scripts = ", ".join(p.scripts) or "no scripts, only new tables and views"
         if self.dry_run:
             return (
