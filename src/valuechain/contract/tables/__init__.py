@@ -26,7 +26,13 @@ from valuechain.contract.tables.analytics import (
     STAGE_FUNNEL,
     STORED_ANALYTICS_TABLES,
 )
-from valuechain.contract.tables.ledger import META, PENDING_DERIVATIONS, SOURCES
+from valuechain.contract.tables.ledger import (
+    FOLLOW_FILES,
+    META,
+    PENDING_DERIVATIONS,
+    SOURCES,
+    STORE_OPERATIONS,
+)
 from valuechain.contract.tables.spans import (
     ATTRIBUTES,
     EVENTS,
@@ -81,6 +87,8 @@ STORED_TABLES: dict[str, pa.Schema] = {
     **STORED_TRIAL_TABLES,
     **STORED_ANALYTICS_TABLES,
     "derived_evidence": DERIVED_EVIDENCE,
+    "follow_files": FOLLOW_FILES,
+    "store_operations": STORE_OPERATIONS,
 }
 
 __all__ = [
@@ -91,6 +99,7 @@ __all__ = [
     "DERIVED_EVIDENCE",
     "EVENTS",
     "EVIDENCE_TRIALS",
+    "FOLLOW_FILES",
     "HUGEINT",
     "INT64_MAX",
     "ISSUES",
@@ -119,6 +128,7 @@ __all__ = [
     "STAGE_FUNNEL",
     "STAGE_MEASUREMENTS",
     "STORED_TABLES",
+    "STORE_OPERATIONS",
     "TOOL_CALLS",
     "TRACE_ID",
     "TRACE_ID_BYTES",
