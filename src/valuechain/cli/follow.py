@@ -66,10 +66,14 @@ def run_follow(ctx: click.Context, directory: Path, interval: float, **options: 
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     out.print(
-        f"stopped after {totals['rounds']} rounds: {totals['sources']} sources, "
-        f"{totals['spans']} spans imported; a restart resumes where this left off",
+        f"stopped after {_n(totals['rounds'], 'round')}: {_n(totals['sources'], 'source')}, "
+        f"{_n(totals['spans'], 'span')} imported; a restart resumes where this left off",
         highlight=False,
     )
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _now() -> str:

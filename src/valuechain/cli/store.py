@@ -92,11 +92,13 @@ def print_info(found: StoreInfo) -> None:
     out.print(table)
     for title, listed in (("sources", found.sources), ("runs", found.runs)):
         if listed:
-            listing = Table(title=f"{title} (at most the first {len(listed)})", header_style="bold")
+            order = "newest first" if title == "sources" else "by run id"
+            listing = Table(title=f"{title} ({order}, {len(listed)} shown)", header_style="bold")
             for column in listed[0]:
                 listing.add_column(column)
             for row in listed:
-                listing.add_row(*(str(_iso(v)) for v in row.values()))
+                cells = {**row, "sha256": row["sha256"][:12]} if "sha256" in row else row
+                listing.add_row(*(str(_iso(v)) for v in cells.values()))
             out.print(listing)
 
 

@@ -64,28 +64,36 @@ class Removal:
     def describe(self) -> str:
         verb = "would remove" if self.dry_run else "removed"
         parts = [
-            f"{self.spans} spans",
-            f"{self.traces} traces",
-            f"{self.trials} trials",
-            f"{self.sources} sources from the ledger",
-            f"{self.attributes} attributes",
-            f"{self.events} events",
-            f"{self.links} links",
-            f"{self.resources} resources",
-            f"{self.scopes} scopes",
-            f"{self.large_values} large values",
-            f"{self.issues} issues",
-            f"{self.quarantined} quarantined items",
+            _n(self.spans, "span"),
+            _n(self.traces, "trace"),
+            _n(self.trials, "trial"),
+            _n(self.sources, "source") + " from the ledger",
+            _n(self.attributes, "attribute"),
+            _n(self.events, "event"),
+            _n(self.links, "link"),
+            _n(self.resources, "resource"),
+            _n(self.scopes, "scope"),
+            _n(self.large_values, "large value"),
+            _n(self.issues, "issue"),
+            _n(self.quarantined, "quarantined item"),
         ]
         line = f"{self.target}: {verb} " + ", ".join(parts)
         again = "would derive" if self.dry_run else "derived"
+        rebuild = "would rebuild" if self.dry_run else "rebuilt"
         line += (
-            f"; {again} {self.traces_rederived} shared traces again and "
-            f"{'would rebuild' if self.dry_run else 'rebuilt'} the documents of {self.runs} runs"
+            f"; {again} {_n(self.traces_rederived, 'shared trace')} again and {rebuild} the "
+            f"documents of {_n(self.runs, 'run')}"
         )
         if self.sources_reduced:
-            line += f"; {self.sources_reduced} sources keep spans of other runs and list fewer"
+            line += (
+                f"; {_n(self.sources_reduced, 'source')} keep spans of other runs and list "
+                "fewer in the ledger"
+            )
         return line
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def delete(
@@ -231,10 +239,11 @@ class Purge:
     def describe(self) -> str:
         verb = "would drop" if self.dry_run else "dropped"
         return (
-            f"{verb} {self.dropped} content values and {self.large_values} large values, "
-            f"cut {self.rewritten} tool-call lists to tool names, cleared the raw JSON of "
-            f"{self.quarantined} quarantined items and {self.unknown_fields} unknown fields, "
-            f"marked {self.include_content} exports as without content; ids, names, counts, "
+            f"{verb} {_n(self.dropped, 'content value')} and "
+            f"{_n(self.large_values, 'large value')}, cut {_n(self.rewritten, 'tool-call list')} "
+            f"to tool names, cleared the raw JSON of {_n(self.quarantined, 'quarantined item')} "
+            f"and {_n(self.unknown_fields, 'unknown field')}, set "
+            f"{_n(self.include_content, 'include_content flag')} to false; ids, names, counts, "
             "outcomes, grader results, chains and funnels are unchanged"
         )
 
