@@ -75,9 +75,9 @@ class Database:
         refresh the views, undo an interrupted import, check the ledger."""
         stored = migrate.check_version(self.con, self.path, read_only=read_only)
         if not read_only and stored is not None and stored < STORE_SCHEMA_VERSION:
-            self.con.execute("CHECKPOINT")
-            self.con.close()
+            self.con.execute("CHECKPOINT")  # held open (locked) until the copy is in
             migrate.migrate_file(Path(self.path), stored, self._connect)
+            self.con.close()
             self.migrated_from, stored = stored, STORE_SCHEMA_VERSION
             self.con = self._connect(Path(self.path))
         if not read_only:

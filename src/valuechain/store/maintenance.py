@@ -107,8 +107,9 @@ class Vacuum:
 
 
 def vacuum_file(path: Path, memory_limit: str, verify: Callable[[Path], None]) -> Vacuum:
-    """Copy the (closed, checkpointed) store at ``path`` into a compact new file, ``verify``
-    the copy (it raises when the copy is no consistent store), then swap it in."""
+    """Copy the (checkpointed) store at ``path`` into a compact new file, ``verify`` the copy
+    (it raises when the copy is no consistent store), then swap it in — all while holding the
+    store open, so no other process writes to it in between."""
     before = store_bytes(path)
     with work_file(
         path,
@@ -116,19 +117,19 @@ def vacuum_file(path: Path, memory_limit: str, verify: Callable[[Path], None]) -
         "vacuum failed",
         "free disk space (vacuum needs room for a copy of the store) and run it again",
     ) as work:
-        con = duckdb.connect(":memory:")
+        # the store stays open (and locked against other processes) until the copy is in
+        con = duckdb.connect(str(path))
         try:
             con.execute("SET memory_limit = $m", {"m": memory_limit})
-            con.execute("ATTACH $p AS vc_old (READ_ONLY)", {"p": str(path)})
+            name = str(con.execute("SELECT current_database()").fetchall()[0][0])
             con.execute("ATTACH $p AS vc_new", {"p": str(work)})
-            con.execute("COPY FROM DATABASE vc_old TO vc_new")
-            con.execute("DETACH vc_old")
+            con.execute(f'COPY FROM DATABASE "{name}" TO vc_new')
             con.execute("CHECKPOINT vc_new")
             con.execute("DETACH vc_new")
+            verify(work)
+            replace_durably(work, path)
         finally:
             con.close()
-        verify(work)
-        replace_durably(work, path)
     return Vacuum(before, store_bytes(path))
 
 
@@ -174,12 +175,12 @@ def migrate_store(
         return Migration(plan, dry_run)
     kept = path.with_name(f"{path.name}.v{plan.from_version}.bak") if backup else None
     con = connect(path, read_only=False, memory_limit=memory_limit)
-    try:
+    try:  # held open (and locked against other processes) until the copy is in
         con.execute("CHECKPOINT")
+        reconnect = partial(connect, read_only=False, memory_limit=memory_limit)
+        migrate.migrate_file(path, plan.from_version, reconnect, backup=kept)
     finally:
         con.close()
-    reconnect = partial(connect, read_only=False, memory_limit=memory_limit)
-    migrate.migrate_file(path, plan.from_version, reconnect, backup=kept)
     result = Migration(plan, False, str(kept) if kept else None)
     with Database(path, memory_limit=memory_limit) as db:  # undoes an interrupted import, checks
         db.log_operation("migrate", None, {"from": plan.from_version, "to": plan.to_version})

@@ -196,9 +196,10 @@ def plan(con: duckdb.DuckDBPyConnection, where: str) -> MigrationPlan:
 
 
 def migrate_file(path: Path, stored: int, connect: Connect, backup: Path | None = None) -> None:
-    """Migrate the (closed, checkpointed) store at ``path`` from ``stored`` on a copy beside it,
-    then swap the copy in; ``backup``: keep the old file there. Any failure removes the copy and
-    leaves ``path`` as it was."""
+    """Migrate the store at ``path`` (checkpointed; its caller holds it open, so no other
+    process writes to it) from ``stored`` on a copy beside it, then swap the copy in;
+    ``backup``: keep the old file there. Any failure removes the copy and leaves ``path`` as
+    it was."""
     with work_file(
         path,
         "migrating",
