@@ -10,6 +10,7 @@ from valuechain.cli import (  # noqa: F401 (registers commands)
     recompute,
     tools,
     trend,
+    verdict,
 )
 from valuechain.cli.app import main
 

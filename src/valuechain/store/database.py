@@ -28,7 +28,7 @@ from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.sandbox import read_only_sql, sandbox
 
-STORE_SCHEMA_VERSION = 6  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
+STORE_SCHEMA_VERSION = 9  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
