@@ -25,6 +25,7 @@ import duckdb
 import pyarrow as pa
 from pydantic import MISSING
 
+from valuechain.contract.tables import DECISION_SUMMARIES
 from valuechain.contract.verdict import VerdictDecision
 from valuechain.contract.verdict_aggregate import VerdictAggregationError, aggregate_verdict
 from valuechain.contract.verdict_diagnostics import Diagnostics, Iteration, diagnostics_page
@@ -217,6 +218,8 @@ def decision_summaries(
             wanted[row["run_id"]].add((row["chain_source"], row["analyzer_version"]))
     out: dict[tuple[str, str, int], DecisionSummary] = {}
     for run_id, run in inputs.items():
+        if not run_id:  # `runId` is a non-empty id (§6.6): such trials carry no run to decide
+            continue
         record = decide(run)
         pairs = (
             set(keys)
@@ -261,35 +264,12 @@ def _row(key: tuple[str, str, int], summary: DecisionSummary) -> dict[str, Any]:
     }
 
 
-_SCHEMA: Final = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("chain_source", pa.string()),
-        ("analyzer_version", pa.int32()),
-        ("run_status", pa.string()),
-        ("verdict", pa.string()),
-        ("verdict_source", pa.string()),
-        ("undecided_reason", pa.string()),
-        ("measurement_unit", pa.string()),
-        ("counted_total", pa.int32()),
-        ("counted_passed", pa.int32()),
-        ("counted_failed", pa.int32()),
-        ("counted_inconclusive", pa.int32()),
-        ("reasons", pa.list_(pa.string())),
-        ("diagnostics_complete", pa.bool_()),
-        ("diagnostics_items", pa.int32()),
-        ("scanned_iterations", pa.int32()),
-        ("document", pa.string()),
-    ]
-)
-
-
 def write_decision_summaries(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str] | None) -> int:
     """Replace the decision summaries of ``run_ids`` (None = all) inside the caller's open
     transaction; a listed run without trials loses its rows. Returns the rows written."""
     summaries = decision_summaries(con, run_ids)
     rows = [_row(key, s) for key, s in summaries.items()]
-    table = pa.Table.from_pylist(rows, schema=_SCHEMA)
+    table = pa.Table.from_pylist(rows, schema=DECISION_SUMMARIES)
     params = {"all_runs": run_ids is None, "run_ids": list(run_ids or ())}
     for sql in sqlfiles.folder("verdict"):
         if sql.name >= "verdict/200_":

@@ -71,6 +71,12 @@ def verdict_view(
             raise UsageError(
                 f"--page {page}", str(error), "use the nextCursor the previous page printed"
             ) from None
+        if (run_id, chains, version) not in built:
+            raise UsageError(
+                f"run {run_id!r}",
+                "a run without a run id has no decision summary (CONTRACT §6.6 needs one)",
+                "the export's trials lack mcp.app.run.id; see valuechain runs",
+            )
         summary = built[(run_id, chains, version)]
     decision = summary.decision
     statistics = (

@@ -71,6 +71,7 @@ from valuechain.contract.tables.types import (
     TS,
     conform,
 )
+from valuechain.contract.tables.verdict import DECISION_SUMMARIES
 
 # The stored schema of every table in `core`, in DDL order (sql/schema/NNN_<name>.sql).
 STORED_TABLES: dict[str, pa.Schema] = {
@@ -81,6 +82,7 @@ STORED_TABLES: dict[str, pa.Schema] = {
     **STORED_TRIAL_TABLES,
     **STORED_ANALYTICS_TABLES,
     "derived_evidence": DERIVED_EVIDENCE,
+    "decision_summaries": DECISION_SUMMARIES,
 }
 
 __all__ = [
@@ -88,6 +90,7 @@ __all__ = [
     "ANALYTICS_RUNS",
     "ANALYTICS_SLICES",
     "ATTRIBUTES",
+    "DECISION_SUMMARIES",
     "DERIVED_EVIDENCE",
     "EVENTS",
     "EVIDENCE_TRIALS",
