@@ -34,11 +34,21 @@ EVAL_ERROR = Trial(S.COMPLETED, evaluator_error=True)
 
 def rate(n: int, d: int, **exclusions: int) -> dict[str, Any]:
     if d == 0:
-        return {"state": "notMeasured", "value": None, "numerator": 0, "denominator": 0,
-                "exclusions": exclusions}  # fmt: skip
+        return {
+            "state": "notMeasured",
+            "value": None,
+            "numerator": 0,
+            "denominator": 0,
+            "exclusions": exclusions,
+        }
     value = n / d
-    return {"state": "measured", "value": int(value) if value.is_integer() else value,
-            "numerator": n, "denominator": d, "exclusions": exclusions}  # fmt: skip
+    return {
+        "state": "measured",
+        "value": int(value) if value.is_integer() else value,
+        "numerator": n,
+        "denominator": d,
+        "exclusions": exclusions,
+    }
 
 
 def wire(decision: VerdictDecision) -> dict[str, Any]:

@@ -78,7 +78,7 @@ EMPTY = page()
             "notEstablished",
             "none",
             {"reason": "runNotTerminal"},
-        ),  # fmt: skip
+        ),
         (
             RunRecord("r1", "cancelled"),
             "notEstablished",
@@ -90,7 +90,7 @@ EMPTY = page()
             "notEstablished",
             "none",
             {"reason": "runStatusNotAVerdict"},
-        ),  # fmt: skip
+        ),
         (  # D3
             RunRecord(
                 "r1",
@@ -111,19 +111,19 @@ EMPTY = page()
             "notEstablished",
             "none",
             {"reason": "verdictSummaryUnavailable"},
-        ),  # fmt: skip
+        ),
         (
             RunRecord("r1", "completed", result=None),
             "notEstablished",
             "none",
             {"reason": "runResultNotAVerdict"},
-        ),  # D6  # fmt: skip
+        ),  # D6
         (
             RunRecord("r1", "completed", result="inconclusive"),
             "notEstablished",
             "none",
             {"reason": "runResultNotAVerdict"},
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_no_decision(run: RunRecord, verdict: str, source: str, undecided: dict[str, str]) -> None:
@@ -138,8 +138,13 @@ def test_d4_a_v2_decision_with_failing_trials_still_passes() -> None:
     w = wire(assemble_decision_summary(run, trials))
     assert (w["schemaVersion"], w["runId"], w["runStatus"]) == (1, "r1", "completed")
     assert (w["verdict"], w["verdictSource"]) == ("passed", "policyV2")
-    assert w["counts"] == {"measurementUnit": "caseVariant", "total": 1, "passed": 1, "failed": 0,
-                           "inconclusive": 0}  # fmt: skip
+    assert w["counts"] == {
+        "measurementUnit": "caseVariant",
+        "total": 1,
+        "passed": 1,
+        "failed": 0,
+        "inconclusive": 0,
+    }
     assert w["decision"] == json.loads(V1.to_json())
     assert [i["iterationId"] for i in w["diagnostics"]["items"]] == ["it2", "it4"]
     assert "undecided" not in w
@@ -160,7 +165,7 @@ def test_the_policy_version_is_the_literal_2() -> None:
         (
             {"total": 15, "passed": 15, "failed": 0},
             {"measurementUnit": "trial", "total": 15, "passed": 15, "failed": 0},
-        ),  # fmt: skip
+        ),
         (None, None),
         ({"total": 3, "passed": -1, "failed": True}, {"measurementUnit": "trial", "total": 3}),
         ({"total": 2.0}, None),
@@ -191,8 +196,11 @@ def test_d8_rows_that_do_not_validate_read_unverified() -> None:
     item = wire(page(iteration(1, metadata=bad)))["items"][0]
     assert item["chain"] == {"status": "unverified", "analyzerVersion": 4}
     assert item["nextAction"] == FALLBACK_NEXT_ACTION
-    assert item["evidence"] == {"runId": "r1", "iterationId": "it1",
-                                "tracePath": "/projects/p1/eval-runs/r1/iterations/it1/trace"}  # fmt: skip
+    assert item["evidence"] == {
+        "runId": "r1",
+        "iterationId": "it1",
+        "tracePath": "/projects/p1/eval-runs/r1/iterations/it1/trace",
+    }
     null_rows = wire(page(iteration(1, metadata={"stageResults": None})))["items"][0]
     assert null_rows["chain"] == {"status": "unverified"}  # a stored null counts as offered
     flagged = {"stageResultsUnverified": True, "stageAnalyzerVersion": 3}
@@ -325,9 +333,13 @@ def test_properties_of_every_summary(
     status: str, result: str | None, version: int | None, summary: dict[str, int] | None
 ) -> None:
     run = RunRecord(
-        "r1", status, result=result, summary=summary, verdict_policy_version=version,
+        "r1",
+        status,
+        result=result,
+        summary=summary,
+        verdict_policy_version=version,
         verdict_summary=V1 if version == 2 else None,
-    )  # fmt: skip
+    )
     w = wire(assemble_decision_summary(run, EMPTY))
     # notEstablished for every non-terminal run, before anything else is read.
     if status not in {"completed", "failed", "cancelled", "timed_out"}:
