@@ -48,10 +48,12 @@ def run_requests(
     run_keys: Mapping[str, Value | None] | None = None,
     *,
     drop: frozenset[tuple[int, int]] = frozenset(),
+    cases: int = CONFIG.cases,
 ) -> list[dict[str, Any]]:
     """One run as OTLP requests; ``trials[(case, rep)]`` sets root keys of that trial."""
     out = []
-    for index, request in enumerate(generate_requests(replace(CONFIG, failures=False))):
+    config = replace(CONFIG, failures=False, cases=cases)
+    for index, request in enumerate(generate_requests(config)):
         position = divmod(index, TRIALS_PER_CASE)
         if position in drop:
             continue

@@ -251,7 +251,7 @@ def _row(key: tuple[str, str, int], summary: DecisionSummary) -> dict[str, Any]:
         "verdict": summary.verdict.value,
         "verdict_source": summary.verdict_source.value,
         "undecided_reason": None if undecided is None else undecided.reason.value,
-        "measurement_unit": counts.get("measurement_unit"),
+        "measurement_unit": counts.get("measurementUnit"),
         "counted_total": counts.get("total"),
         "counted_passed": counts.get("passed"),
         "counted_failed": counts.get("failed"),
