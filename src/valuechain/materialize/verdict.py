@@ -92,9 +92,13 @@ def decide(inputs: RunInputs) -> RunRecord:
     )
 
 
-def _run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+def _run(
+    con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any], *, fetch: bool = True
+) -> list[dict[str, Any]]:
     sql = sqlfiles.statement(f"verdict/{name}")
     cursor = con.execute(sql.text, sql.bind(params))
+    if not fetch:
+        return []
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
 
@@ -127,6 +131,59 @@ def _calls(text: str | None) -> list[dict[str, object]]:
     return [c for c in value if isinstance(c, dict)] if isinstance(value, list) else []
 
 
+def _iterations(
+    trials: list[dict[str, Any]],
+    chains: dict[str, list[dict[str, Any]]],
+    details: dict[str, dict[str, Any]],
+) -> list[Iteration]:
+    """A page's trials as §6.7 reads them; chain and details only where they were fetched."""
+    out = []
+    for t in trials:
+        d = details.get(t["trial_id"], {})
+        rows = chains.get(t["trial_id"])
+        out.append(
+            Iteration(
+                id=t["trial_id"],
+                iteration_number=t["iteration_number"],
+                status=t["status"] or "unknown",
+                result=t["trial_result"],
+                case_id=t["case_id"],
+                test_case_id=t["case_key"],
+                title=t["case_title"],
+                metadata=_metadata(rows) if rows else {},
+                expected_tool_calls=_calls(d.get("expect_tool_calls")),
+                actual_tool_calls=[{"toolName": n} for n in d.get("tool_names") or []],
+                error=d.get("error"),
+            )
+        )
+    return out
+
+
+def _page(
+    run_id: str,
+    project_id: str,
+    trials: list[dict[str, Any]],
+    chains: dict[str, list[dict[str, Any]]],
+    details: dict[str, dict[str, Any]],
+    *,
+    first: bool,
+    limit: int,
+) -> Diagnostics:
+    more = len(trials) > limit
+    trials = trials[:limit]
+    last = trials[-1] if trials else None
+    next_cursor = (
+        encode_cursor(run_id, last["iteration_number"], last["trial_id"]) if more and last else None
+    )
+    return diagnostics_page(
+        _iterations(trials, chains, details),
+        run_id=run_id,
+        project_id=project_id,
+        complete=first and not more,
+        next_cursor=next_cursor,
+    )
+
+
 def read_page(
     con: duckdb.DuckDBPyConnection,
     run_id: str,
@@ -150,47 +207,61 @@ def read_page(
             "limit": limit,
         },
     )
-    more = len(trials) > limit
-    trials = trials[:limit]
-    ids = [t["trial_id"] for t in trials]
+    wanted = [t["trial_id"] for t in trials[:limit] if t["trial_result"] != "passed"]
     chains: dict[str, list[dict[str, Any]]] = defaultdict(list)
     details: dict[str, dict[str, Any]] = {}
-    if ids:
-        page = {"run_id": run_id, "trial_ids": ids}
+    if wanted:
+        page = {"run_id": run_id, "trial_ids": wanted}
         for row in _run(
             con, "021_page_chains.sql", {**page, "source": source, "analyzer": analyzer}
         ):
             chains[row["trial_id"]].append(row)
         details = {r["trial_id"]: r for r in _run(con, "022_page_details.sql", page)}
-    iterations = []
-    for t in trials:
-        d = details.get(t["trial_id"], {})
-        iterations.append(
-            Iteration(
-                id=t["trial_id"],
-                iteration_number=t["iteration_number"],
-                status=t["status"] or "unknown",
-                result=t["trial_result"],
-                case_id=t["case_id"],
-                test_case_id=t["case_key"],
-                title=t["case_title"],
-                metadata=_metadata(chains[t["trial_id"]]) if chains.get(t["trial_id"]) else {},
-                expected_tool_calls=_calls(d.get("expect_tool_calls")),
-                actual_tool_calls=[{"toolName": n} for n in d.get("tool_names") or []],
-                error=d.get("error"),
-            )
+    return _page(run_id, project_id, trials, chains, details, first=cursor is None, limit=limit)
+
+
+def first_pages(
+    con: duckdb.DuckDBPyConnection,
+    run_ids: Sequence[str] | None,
+    wanted: dict[str, set[tuple[str, int]]],
+    projects: dict[str, str],
+    *,
+    limit: int = PAGE_SIZE,
+) -> dict[tuple[str, str, int], Diagnostics]:
+    """The first page of every target run under each (chain source, version) it wants, read
+    set-based: four statements for all the runs together, not three per run."""
+    params = {"all_runs": run_ids is None, "run_ids": list(run_ids or ()), "limit": limit}
+    _run(con, "040_first_pages.sql", params, fetch=False)
+    try:
+        trials: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in _run(con, "041_first_page_trials.sql", {}):
+            trials[row["run_id"]].append(row)
+        chains: dict[tuple[str, str, int], dict[str, list[dict[str, Any]]]] = defaultdict(
+            lambda: defaultdict(list)
         )
-    last = trials[-1] if trials else None
-    next_cursor = (
-        encode_cursor(run_id, last["iteration_number"], last["trial_id"]) if more and last else None
-    )
-    return diagnostics_page(
-        iterations,
-        run_id=run_id,
-        project_id=project_id,
-        complete=cursor is None and not more,
-        next_cursor=next_cursor,
-    )
+        for row in _run(con, "042_first_page_chains.sql", {}):
+            producer = row["source"] == "producer"
+            version = STAGE_ANALYZER_VERSION if producer else row["analyzer_version"]
+            chains[(row["run_id"], row["source"], version)][row["trial_id"]].append(row)
+        details: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        for row in _run(con, "043_first_page_details.sql", {}):
+            details[row["run_id"]][row["trial_id"]] = row
+    finally:
+        _run(con, "044_drop_first_pages.sql", {}, fetch=False)
+    out: dict[tuple[str, str, int], Diagnostics] = {}
+    for run_id, pairs in wanted.items():
+        for source, version in pairs:
+            key = (run_id, source, version)
+            out[key] = _page(
+                run_id,
+                projects.get(run_id, ""),
+                trials.get(run_id, []),
+                chains.get(key, {}),
+                details.get(run_id, {}),
+                first=True,
+                limit=limit,
+            )
+    return out
 
 
 def decision_summaries(
@@ -216,26 +287,33 @@ def decision_summaries(
         }
         for row in _run(con, "030_chain_keys.sql", params):
             wanted[row["run_id"]].add((row["chain_source"], row["analyzer_version"]))
-    out: dict[tuple[str, str, int], DecisionSummary] = {}
-    for run_id, run in inputs.items():
-        if not run_id:  # `runId` is a non-empty id (§6.6): such trials carry no run to decide
-            continue
-        record = decide(run)
-        pairs = (
-            set(keys)
-            if keys is not None
-            else wanted[run_id] | {("derived", STAGE_ANALYZER_VERSION)}
-        )
-        for source, version in sorted(pairs):
-            page = read_page(
+    pairs: dict[str, set[tuple[str, int]]] = {}
+    for run_id in inputs:
+        if run_id:  # `runId` is a non-empty id (§6.6): such trials carry no run to decide
+            default = wanted[run_id] | {("derived", STAGE_ANALYZER_VERSION)}
+            pairs[run_id] = set(keys) if keys is not None else default
+    projects = {run_id: run.project_id for run_id, run in inputs.items()}
+    if cursor is None:
+        pages = first_pages(con, run_ids, pairs, projects)
+    else:
+        pages = {
+            (run_id, source, version): read_page(
                 con,
                 run_id,
-                project_id=run.project_id,
+                project_id=projects[run_id],
                 source=source,
                 analyzer=version,
                 cursor=cursor,
             )
-            out[(run_id, source, version)] = assemble_decision_summary(record, page)
+            for run_id, run_pairs in pairs.items()
+            for source, version in run_pairs
+        }
+    out: dict[tuple[str, str, int], DecisionSummary] = {}
+    for run_id, run_pairs in pairs.items():
+        record = decide(inputs[run_id])
+        for source, version in sorted(run_pairs):
+            key = (run_id, source, version)
+            out[key] = assemble_decision_summary(record, pages[key])
     return out
 
 
