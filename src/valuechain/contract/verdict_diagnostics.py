@@ -14,8 +14,10 @@ the evidence of the first failed stage only, and the next owner's action (§1.4,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Annotated, Any, Final, Literal
 from urllib.parse import quote
 
@@ -37,6 +39,7 @@ from valuechain.contract.vocab_rules import (
 )
 
 _URI_SAFE: Final = "-_.!~*'()"  # what encodeURIComponent leaves alone
+_PLAIN: Final = re.compile(r"[A-Za-z0-9_.!~*'()-]*")
 
 
 class VersionAhead(StrictModel):
@@ -147,8 +150,18 @@ def _is_int(value: object) -> bool:
     return type(value) is int or (type(value) is float and value.is_integer())
 
 
+_STAGE_VALUES: Final = tuple(stage.value for stage in STAGES)
+_STATES: Final = {state.value: state for state in StageState}
+_REASONS: Final = {reason.value: reason for reason in StageReason}
+_CATEGORIES: Final = {category.value: category for category in FailureCategory}
+_REF_KINDS: Final = (("spanIds", str), ("promptIndexes", (int, float)), ("predicateReasons", str))
+
+
 def validate_chain(metadata: Mapping[str, object]) -> dict[str, Any] | None:
-    """The §2.1 persisted-shape validator: the chain's parts when they validate, else None."""
+    """The §2.1 persisted-shape validator: the chain's parts when they validate, else None.
+
+    Written out by hand (no model per row): every page of a large store runs it per item.
+    """
     rows = metadata.get("stageResults")
     version = metadata.get("stageAnalyzerVersion")
     if not isinstance(rows, list) or len(rows) != len(STAGES) or not _is_int(version):
@@ -156,40 +169,57 @@ def validate_chain(metadata: Mapping[str, object]) -> dict[str, Any] | None:
     if int(version) < 0:  # type: ignore[call-overload]
         return None
     parsed: list[StageRow] = []
+    failed: Stage | None = None
     for i, row in enumerate(rows):
-        if not isinstance(row, Mapping) or row.get("stage") != STAGES[i].value:
+        if not isinstance(row, Mapping) or row.get("stage") != _STAGE_VALUES[i]:
             return None
-        try:
-            kept = {k: row[k] for k in ("stage", "state", "reason") if k in row}
-            parsed.append(StageRow.model_validate(kept))
-            _check_refs(row.get("evidence", {}))
-        except ValueError:
+        state = _STATES.get(row.get("state"))  # type: ignore[arg-type]
+        if state is None or not _refs_ok(row.get("evidence", {})):
             return None
-    failed = next((r.stage for r in parsed if r.state is StageState.FAILED), None)
+        reason: StageReason | None = None
+        if "reason" in row:
+            reason = _REASONS.get(row["reason"])
+            if reason is None:
+                return None
+        parsed.append(_stage_row(STAGES[i], state, reason))
+        if failed is None and state is StageState.FAILED:
+            failed = STAGES[i]
     first = metadata.get("firstFailedStage")
     if (failed is None and first is not None) or (failed is not None and first != failed.value):
         return None
     category = metadata.get("failureCategory")
-    if category is not None and category not in {c.value for c in FailureCategory}:
+    if category is not None and category not in _CATEGORIES:
         return None
     return {
         "rows": rows,
         "stages": parsed,
         "first_failed_stage": failed,
-        "failure_category": None if category is None else FailureCategory(category),
+        "failure_category": None if category is None else _CATEGORIES[category],
         "analyzer_version": int(version),  # type: ignore[call-overload]
     }
 
 
-def _check_refs(refs: object) -> None:
+@cache
+def _stage_row(stage: Stage, state: StageState, reason: StageReason | None) -> StageRow:
+    """One shared (frozen) row per combination: a page repeats the same few thousand."""
+    if reason is None:
+        return StageRow(stage=stage, state=state)
+    return StageRow(stage=stage, state=state, reason=reason)
+
+
+def _refs_ok(refs: object) -> bool:
     if not isinstance(refs, Mapping):
-        raise ValueError("evidence must be an object")
-    for key, kind in (("spanIds", str), ("promptIndexes", (int, float)), ("predicateReasons", str)):
-        values = refs.get(key, [])
-        if not isinstance(values, list) or any(
-            not isinstance(v, kind) or isinstance(v, bool) for v in values
-        ):
-            raise ValueError(f"evidence.{key} is mistyped")
+        return False
+    for key, kind in _REF_KINDS:
+        values = refs.get(key)
+        if values is None:
+            continue
+        if not isinstance(values, list):
+            return False
+        for v in values:
+            if not isinstance(v, kind) or isinstance(v, bool):
+                return False
+    return True
 
 
 def _ahead(version: int, known: int) -> dict[str, Any]:
@@ -248,9 +278,14 @@ def _tool_names(calls: Sequence[Mapping[str, object]]) -> list[str]:
     return _distinct(names, str)
 
 
+def _encode(segment: str) -> str:
+    """`encodeURIComponent`; most ids need nothing, so they skip the quoting."""
+    return segment if _PLAIN.fullmatch(segment) else quote(segment, safe=_URI_SAFE)
+
+
 def trace_path(project_id: str, run_id: str, iteration_id: str) -> str:
     """`/projects/{projectId}/eval-runs/{runId}/iterations/{iterationId}/trace`, encoded."""
-    p, r, i = (quote(s, safe=_URI_SAFE) for s in (project_id, run_id, iteration_id))
+    p, r, i = (_encode(s) for s in (project_id, run_id, iteration_id))
     return f"/projects/{p}/eval-runs/{r}/iterations/{i}/trace"
 
 

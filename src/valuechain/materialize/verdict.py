@@ -103,23 +103,26 @@ def _run(
     return [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
 
 
-def _metadata(rows: list[dict[str, Any]]) -> dict[str, object]:
-    """The chain keys of one trial as stored (§2.1 shape; the validator decides later)."""
-    versions = sorted({r["analyzer_version"] for r in rows})
-    rows = [r for r in rows if r["analyzer_version"] == versions[-1]]
+def _metadata(chains: list[dict[str, Any]]) -> dict[str, object]:
+    """The chain keys of one trial as stored (§2.1 shape; the validator decides later); of a
+    producer's chains at several versions, the newest."""
+    chain = max(chains, key=lambda c: c["analyzer_version"])
     stage_results: list[dict[str, object]] = []
-    for r in rows:
+    for r in chain["stage_rows"]:
         row: dict[str, object] = {"stage": r["stage"], "state": r["state"]}
         if r["reason"] is not None:
             row["reason"] = r["reason"]
         if r["evidence"] is not None:
             row["evidence"] = json.loads(r["evidence"])
         stage_results.append(row)
-    out: dict[str, object] = {"stageResults": stage_results, "stageAnalyzerVersion": versions[-1]}
-    if rows[0]["first_failed_stage"] is not None:
-        out["firstFailedStage"] = rows[0]["first_failed_stage"]
-    if rows[0]["failure_category"] is not None:
-        out["failureCategory"] = rows[0]["failure_category"]
+    out: dict[str, object] = {
+        "stageResults": stage_results,
+        "stageAnalyzerVersion": chain["analyzer_version"],
+    }
+    if chain["first_failed_stage"] is not None:
+        out["firstFailedStage"] = chain["first_failed_stage"]
+    if chain["failure_category"] is not None:
+        out["failureCategory"] = chain["failure_category"]
     return out
 
 

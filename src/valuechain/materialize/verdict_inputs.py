@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -110,22 +110,42 @@ def read_run_inputs(
     run_ids: Sequence[str] | None,
     policy_file: VerdictPolicyFile | None = None,
 ) -> dict[str, RunInputs]:
-    """The verdict inputs of ``run_ids`` (None = every run), keyed by run id."""
+    """The verdict inputs of ``run_ids`` (None = every run), keyed by run id.
+
+    Trials are read one by one only for runs that carry a policy version: a legacy run is
+    decided from its run-level keys alone.
+    """
     params = {"all_runs": run_ids is None, "run_ids": list(run_ids or ())}
-    trials = _rows(con, sqlfiles.statement("verdict/010_trials.sql"), params)
-    keys: dict[tuple[str, str, str], dict[str, list[object]]] = defaultdict(
-        lambda: defaultdict(list)
-    )
+    runs = _rows(con, sqlfiles.statement("verdict/012_run_keys.sql"), params)
+    per_trial: dict[tuple[str, str, str], dict[str, object]] = defaultdict(dict)
     for row in _rows(con, sqlfiles.statement("verdict/011_root_keys.sql"), params):
-        keys[(row["run_id"], row["trial_id"], row["trace_id"])][row["key"]].append(_typed(row))
-    by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in trials:
-        row["keys"] = {
-            k: v[0]
-            for k, v in keys.get((row["run_id"], row["trial_id"], row["trace_id"]), {}).items()
-        }
-        by_run[row["run_id"]].append(row)
-    return {run: _run_inputs(run, rows, policy_file) for run, rows in by_run.items()}
+        # the first copy of a key duplicated on one root wins (TRACE-FORMAT §5.2)
+        per_trial[(row["run_id"], row["trial_id"], row["trace_id"])].setdefault(
+            row["key"], _typed(row)
+        )
+    run_values: dict[str, dict[str, list[object]]] = defaultdict(lambda: defaultdict(list))
+    for (run_id, _, _), values in per_trial.items():
+        for key in RUN_KEYS:
+            if key in values:
+                run_values[run_id][key].append(values[key])
+    versioned = [r["run_id"] for r in runs if r["versioned"]]
+    trials: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    if versioned:
+        only = {"all_runs": False, "run_ids": versioned}
+        for row in _rows(con, sqlfiles.statement("verdict/010_trials.sql"), only):
+            row["keys"] = per_trial.get((row["run_id"], row["trial_id"], row["trace_id"]), {})
+            trials[row["run_id"]].append(row)
+    return {
+        r["run_id"]: _run_inputs(
+            r["run_id"],
+            r["run_status"] or "unknown",
+            r["project_id"] or "",
+            run_values[r["run_id"]],
+            trials[r["run_id"]],
+            policy_file,
+        )
+        for r in runs
+    }
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -134,22 +154,17 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: Any, params: dict[str, Any]) -> l
     return [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
 
 
-def _run_status(rows: Iterable[Mapping[str, Any]]) -> str:
-    statuses = sorted({r["run_status"] for r in rows if r["run_status"] is not None})
-    return statuses[0] if len(statuses) == 1 else "unknown"
-
-
 def _run_inputs(
-    run_id: str, rows: list[dict[str, Any]], policy_file: VerdictPolicyFile | None
+    run_id: str,
+    status: str,
+    project_id: str,
+    run_values: Mapping[str, list[object]],
+    rows: list[dict[str, Any]],
+    policy_file: VerdictPolicyFile | None,
 ) -> RunInputs:
-    run_values = {k: [r["keys"][k] for r in rows if k in r["keys"]] for k in RUN_KEYS}
-    projects = sorted({r["project_id"] for r in rows if r["project_id"]})
-    inputs = RunInputs(
-        record=RunRecord(id=run_id, status=_run_status(rows)),
-        project_id=projects[0] if len(projects) == 1 else "",
-    )
+    inputs = RunInputs(record=RunRecord(id=run_id, status=status), project_id=project_id)
     try:
-        version = _one(run_values[POLICY_VERSION], POLICY_VERSION)
+        version = _one(run_values.get(POLICY_VERSION, []), POLICY_VERSION)
     except VerdictAggregationError as error:
         version, inputs.refusal = 2, str(error)
     if version == 2 and type(version) is int:
@@ -160,7 +175,7 @@ def _run_inputs(
                 inputs.refusal = str(error)
         inputs.record = RunRecord(
             id=run_id,
-            status=inputs.record.status,
+            status=status,
             verdict_policy_version=2,
             verdict_policy_integrity_error=inputs.refusal,
         )
