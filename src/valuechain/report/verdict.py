@@ -308,7 +308,9 @@ def verdict_junit(view: VerdictView) -> str:
             failure.text = "\n".join(" | ".join(item_cells(i)) for i in items) or page_line(s)
         elif verdict != "passed":
             skipped += 1
-            ET.SubElement(test, "skipped", message=f"{verdict}: {message}")
+            ET.SubElement(
+                test, "skipped", message=message if case is None else f"{verdict}: {message}"
+            )
         if case is not None:
             ET.SubElement(
                 test, "system-out"
