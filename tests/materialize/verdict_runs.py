@@ -7,15 +7,21 @@ edited: per-trial result/status/evaluator-error flag by (case, repetition), and 
 
 from __future__ import annotations
 
-import hashlib
-import json
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-import valuechain
 from valuechain.synth import SynthConfig, generate_requests
+from valuechain.synth.attributes import any_value
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "query"))
+
+from compare_runs import _reidentify as reidentify  # shared with the comparison runs
+from compare_runs import import_runs
+
+__all__ = ["CONFIG", "V2", "import_runs", "run_requests"]
 
 CONFIG: Final = SynthConfig(runs=1, cases=4, models=1, reps=2, seed=7)
 TRIALS_PER_CASE: Final = CONFIG.models * CONFIG.reps
@@ -27,19 +33,11 @@ V2: Final = {
 Value = str | int | float | bool
 
 
-def _value(value: Value) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    return {"stringValue": value}
-
-
 def _set(span: dict[str, Any], key: str, value: Value | None) -> None:
     attrs = [a for a in span["attributes"] if a["key"] != key]
-    span["attributes"] = attrs if value is None else [*attrs, {"key": key, "value": _value(value)}]
+    span["attributes"] = (
+        attrs if value is None else [*attrs, {"key": key, "value": any_value(value)}]
+    )
 
 
 def run_requests(
@@ -59,23 +57,9 @@ def run_requests(
             continue
         spans = request["resourceSpans"][0]["scopeSpans"][0]["spans"]
         for span in spans:
-            span["traceId"] = hashlib.md5(f"{run_id}:{span['traceId']}".encode()).hexdigest()
-            for attr in span["attributes"]:
-                if attr["key"] == "mcp.app.run.id":
-                    attr["value"] = {"stringValue": run_id}
-                elif attr["key"] == "mcp.app.trial.id":
-                    attr["value"] = {"stringValue": f"{attr['value']['stringValue']}_{run_id}"}
+            reidentify(span, run_id)
         root = next(s for s in spans if not s.get("parentSpanId"))
         for key, value in {**(run_keys or {}), **(trials or {}).get(position, {})}.items():
             _set(root, key, value)
         out.append(request)
     return out
-
-
-def import_runs(store_path: Path, runs: Mapping[str, list[dict[str, Any]]]) -> None:
-    """Import each run as its own NDJSON source into the store at ``store_path``."""
-    with valuechain.open(store_path) as store:
-        for run_id, requests in runs.items():
-            source = store_path.parent / f"{run_id}.jsonl"
-            source.write_text("".join(json.dumps(r) + "\n" for r in requests), encoding="utf-8")
-            assert store.import_paths([source], workers=0) is not None

@@ -198,32 +198,20 @@ def read_page(
     limit: int = PAGE_SIZE,
 ) -> Diagnostics:
     """One page of a run's diagnostics under the chains of ``source`` at ``analyzer``."""
-    after = decode_cursor(run_id, cursor) if cursor is not None else (0, "")
-    trials = _run(
-        con,
-        "020_page_trials.sql",
-        {
-            "run_id": run_id,
-            "first": cursor is None,
-            "after_number": after[0],
-            "after_id": after[1],
-            "limit": limit,
-        },
-    )
-    wanted = [t["trial_id"] for t in trials[:limit] if t["trial_result"] != "passed"]
-    chains: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    details: dict[str, dict[str, Any]] = {}
-    if wanted:
-        page = {"run_id": run_id, "trial_ids": wanted}
-        for row in _run(
-            con, "021_page_chains.sql", {**page, "source": source, "analyzer": analyzer}
-        ):
-            chains[row["trial_id"]].append(row)
-        details = {r["trial_id"]: r for r in _run(con, "022_page_details.sql", page)}
-    return _page(run_id, project_id, trials, chains, details, first=cursor is None, limit=limit)
+    if cursor is None:
+        pages = read_pages(
+            con, [run_id], {run_id: {(source, analyzer)}}, {run_id: project_id}, limit=limit
+        )
+        return pages[(run_id, source, analyzer)]
+    after = decode_cursor(run_id, cursor)
+    params = {"run_id": run_id, "after_number": after[0], "after_id": after[1], "limit": limit}
+    _run(con, "020_page_trials.sql", params, fetch=False)
+    return _pages(
+        con, {run_id: {(source, analyzer)}}, {run_id: project_id}, first=False, limit=limit
+    )[(run_id, source, analyzer)]
 
 
-def first_pages(
+def read_pages(
     con: duckdb.DuckDBPyConnection,
     run_ids: Sequence[str] | None,
     wanted: dict[str, set[tuple[str, int]]],
@@ -232,25 +220,37 @@ def first_pages(
     limit: int = PAGE_SIZE,
 ) -> dict[tuple[str, str, int], Diagnostics]:
     """The first page of every target run under each (chain source, version) it wants, read
-    set-based: four statements for all the runs together, not three per run."""
+    set-based: the same four statements for all the runs together, not four per run."""
     params = {"all_runs": run_ids is None, "run_ids": list(run_ids or ()), "limit": limit}
     _run(con, "040_first_pages.sql", params, fetch=False)
+    return _pages(con, wanted, projects, first=True, limit=limit)
+
+
+def _pages(
+    con: duckdb.DuckDBPyConnection,
+    wanted: dict[str, set[tuple[str, int]]],
+    projects: dict[str, str],
+    *,
+    first: bool,
+    limit: int,
+) -> dict[tuple[str, str, int], Diagnostics]:
+    """The pages held in v_pages (040 or 020), then the table released."""
     try:
         trials: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in _run(con, "041_first_page_trials.sql", {}):
+        for row in _run(con, "041_page_trials.sql", {}):
             trials[row["run_id"]].append(row)
         chains: dict[tuple[str, str, int], dict[str, list[dict[str, Any]]]] = defaultdict(
             lambda: defaultdict(list)
         )
-        for row in _run(con, "042_first_page_chains.sql", {}):
+        for row in _run(con, "042_page_chains.sql", {}):
             producer = row["source"] == "producer"
             version = STAGE_ANALYZER_VERSION if producer else row["analyzer_version"]
             chains[(row["run_id"], row["source"], version)][row["trial_id"]].append(row)
         details: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-        for row in _run(con, "043_first_page_details.sql", {}):
+        for row in _run(con, "043_page_details.sql", {}):
             details[row["run_id"]][row["trial_id"]] = row
     finally:
-        _run(con, "044_drop_first_pages.sql", {}, fetch=False)
+        _run(con, "044_drop_pages.sql", {}, fetch=False)
     out: dict[tuple[str, str, int], Diagnostics] = {}
     for run_id, pairs in wanted.items():
         for source, version in pairs:
@@ -261,7 +261,7 @@ def first_pages(
                 trials.get(run_id, []),
                 chains.get(key, {}),
                 details.get(run_id, {}),
-                first=True,
+                first=first,
                 limit=limit,
             )
     return out
@@ -297,7 +297,7 @@ def decision_summaries(
             pairs[run_id] = set(keys) if keys is not None else default
     projects = {run_id: run.project_id for run_id, run in inputs.items()}
     if cursor is None:
-        pages = first_pages(con, run_ids, pairs, projects)
+        pages = read_pages(con, run_ids, pairs, projects)
     else:
         pages = {
             (run_id, source, version): read_page(

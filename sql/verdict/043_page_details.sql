@@ -1,10 +1,10 @@
--- Expected tool calls, harness error and called tools of the first pages' non-passing trials
--- (as sql/verdict/022 does for one page).
--- Grain: one row per non-passing trial on a first page.
--- Reads: v_first_pages, core.spans, core.attributes.
+-- Expected tool calls, harness error and called tools of the pages' non-passing trials
+-- (CONTRACT §6.7: `expected`, `observed`).
+-- Grain: one row per non-passing trial on a page.
+-- Reads: v_pages, core.spans, core.attributes.
 WITH page AS (
     SELECT run_id, trial_id, trace_id, root_span_id
-    FROM v_first_pages
+    FROM v_pages
     WHERE trial_result IS DISTINCT FROM 'passed'
 ), roots AS (
     SELECT p.run_id, p.trial_id,
