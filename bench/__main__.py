@@ -5,7 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import decoders, derive, ingest, materialize, recompute, store_open, store_ops, trend
+from bench import (
+    decoders,
+    derive,
+    ingest,
+    materialize,
+    recompute,
+    store_open,
+    store_ops,
+    trend,
+    verdict,
+)
 
 SUITES = {
     "ingest": ingest.run,
@@ -18,6 +28,7 @@ SUITES = {
     "trend": trend.run,
     "recompute": recompute.run,
     "store-ops": store_ops.run,
+    "verdict": verdict.run,
 }
 
 

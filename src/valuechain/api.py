@@ -18,7 +18,9 @@ import polars as pl
 
 from valuechain.contract.compare import RunComparison
 from valuechain.contract.documents import StageAnalyticsV1
+from valuechain.contract.verdict_policy import PolicyFileError, VerdictPolicyFile, parse_policy_file
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.errors import UsageError
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
@@ -41,6 +43,7 @@ from valuechain.query.runs import (
 from valuechain.query.spans import spans_by_role
 from valuechain.query.trend import runs_outside_partitions, trend_frame, trend_request
 from valuechain.query.trial import TrialView, first_failing_trial, trial_view
+from valuechain.query.verdict import VerdictView, verdict_view
 from valuechain.store import Database, PendingDerivation, open_database
 from valuechain.store.maintenance import StoreInfo, store_info
 
@@ -265,6 +268,22 @@ class Store:
             self.db, Path(directory), options, interval=interval, stop=stop, on_round=on_round
         )
 
+    def verdict(
+        self,
+        run: str,
+        *,
+        chains: str = "derived",
+        analyzer: int | None = None,
+        policy: VerdictPolicyFile | str | Path | None = None,
+        page: str | None = None,
+    ) -> VerdictView:
+        """The run's decision summary (CONTRACT §6.6) with its cases' trial statistics; a
+        ``policy`` (a file path or a parsed file) or a ``page`` cursor decides it on read."""
+        parsed = read_policy_file(policy) if isinstance(policy, str | Path) else policy
+        return verdict_view(
+            self.db.con, run, chains=chains, analyzer=analyzer, policy=parsed, page=page
+        )
+
     def close(self) -> None:
         self.db.close()
 
@@ -304,3 +323,22 @@ def decode(
 ) -> DecodedSource:
     """Decode one export's bytes into Arrow span tables, issues and accounting (pure)."""
     return decode_export(data, source, DecodeOptions(salvage=salvage))
+
+
+def read_policy_file(path: str | Path) -> VerdictPolicyFile:
+    """A verdict policy file (TOML by its ``.toml`` suffix, else JSON), validated.
+
+    Raises:
+        UsageError: the file cannot be read, or does not parse or validate.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(str(file), f"cannot read the policy file ({error.strerror})") from None
+    try:
+        return parse_policy_file(text, toml=file.suffix.lower() == ".toml")
+    except PolicyFileError as error:
+        raise UsageError(
+            str(file), str(error), "see the schema: valuechain schema verdict-policy"
+        ) from None

@@ -11,6 +11,7 @@ from valuechain.cli import (  # noqa: F401 (registers commands)
     store,
     tools,
     trend,
+    verdict,
 )
 from valuechain.cli.app import main
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Final
 
 import click
 
@@ -17,6 +18,8 @@ from valuechain.cli.options import (
     run_argument,
 )
 from valuechain.contract.documents import stage_analytics_json_schema
+from valuechain.contract.verdict_policy import verdict_policy_json_schema
+from valuechain.contract.verdict_summary import decision_summary_json_schema
 from valuechain.errors import UsageError
 from valuechain.report.formats import Format
 from valuechain.report.funnel import render_funnel
@@ -124,9 +127,15 @@ def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -
     out.print(f"materialized {written} analytics documents")
 
 
+SCHEMAS: Final = {
+    "stage-analytics": stage_analytics_json_schema,
+    "decision-summary": decision_summary_json_schema,
+    "verdict-policy": verdict_policy_json_schema,
+}
+
+
 @main.command()
-@click.argument("name", type=click.Choice(["stage-analytics"]))
+@click.argument("name", type=click.Choice(list(SCHEMAS)))
 def schema(name: str) -> None:
-    """Print the JSON Schema of a contract document (generated from its model)."""
-    del name  # one document today; the argument keeps room for the decision summary
-    sys.stdout.write(json.dumps(stage_analytics_json_schema(), indent=2) + "\n")
+    """Print the JSON Schema of a contract document or of the policy file (generated)."""
+    sys.stdout.write(json.dumps(SCHEMAS[name](), indent=2) + "\n")

@@ -54,6 +54,12 @@ DEMO_STORE = "valuechain-demo.duckdb"
     help="Give every trial a failure scenario (valuechain.synth_failures), recorded on its "
     "root as valuechain.synth.scenario; a few hundred trials cover every stage reason.",
 )
+@click.option(
+    "--verdict-policy",
+    is_flag=True,
+    help="Mark the runs as decided under verdict policy v2 (suite pass threshold 0.5), so "
+    "valuechain verdict decides them.",
+)
 def synth(
     runs: int,
     cases: int,
@@ -68,6 +74,7 @@ def synth(
     zstd_legacy: bool,
     redacted: bool,
     failures: bool,
+    verdict_policy: bool,
 ) -> None:
     """Write a realistic synthetic export (deterministic for a seed), in bounded memory."""
     from valuechain.synth import SynthConfig, write_export  # noqa: PLC0415 (slow import)
@@ -80,6 +87,7 @@ def synth(
         seed=seed,
         redacted=redacted,
         failures=failures,
+        verdict_policy=verdict_policy,
     )
     if sum((gzip_, zstd_, zstd_legacy)) > 1:
         raise UsageError(

@@ -53,6 +53,7 @@ from valuechain.contract.vocab import (
     StageReason,
 )
 from valuechain.contract.vocab_rules import EXCLUDED_TRIAL_DETAIL_CLASSES, STAGES
+from valuechain.materialize.verdict import write_decision_summaries
 from valuechain.store import sqlfiles
 
 Clock = Callable[[], datetime]
@@ -179,6 +180,7 @@ def materialize_in_transaction(
         for sql in statements:
             if sql.name >= _FIRST_WRITE:
                 con.execute(sql.text, sql.bind(params))
+        write_decision_summaries(con, run_ids)  # CONTRACT §6: the runs' verdicts, same transaction
         return int(con.execute("SELECT count(*) FROM a_documents").fetchall()[0][0])
     finally:
         with contextlib.suppress(duckdb.Error):

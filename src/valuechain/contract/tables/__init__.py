@@ -77,6 +77,7 @@ from valuechain.contract.tables.types import (
     TS,
     conform,
 )
+from valuechain.contract.tables.verdict import DECISION_SUMMARIES
 
 # The stored schema of every table in `core`, in DDL order (sql/schema/NNN_<name>.sql).
 STORED_TABLES: dict[str, pa.Schema] = {
@@ -87,6 +88,7 @@ STORED_TABLES: dict[str, pa.Schema] = {
     **STORED_TRIAL_TABLES,
     **STORED_ANALYTICS_TABLES,
     "derived_evidence": DERIVED_EVIDENCE,
+    "decision_summaries": DECISION_SUMMARIES,
     "follow_files": FOLLOW_FILES,
     "store_operations": STORE_OPERATIONS,
 }
@@ -96,6 +98,7 @@ __all__ = [
     "ANALYTICS_RUNS",
     "ANALYTICS_SLICES",
     "ATTRIBUTES",
+    "DECISION_SUMMARIES",
     "DERIVED_EVIDENCE",
     "EVENTS",
     "EVIDENCE_TRIALS",
