@@ -134,31 +134,25 @@ def measure(trials: int, folder: Path) -> list[Phase]:
     return [derive, full, noop]
 
 
+# (header, cell) of the per-size table: a step, the size in trials, the baseline step.
+_COLUMNS: tuple[tuple[str, Callable[[Phase, int, Phase], str]], ...] = (
+    ("step", lambda p, n, base: p.name),
+    ("wall s", lambda p, n, base: f"{p.wall:.2f}"),
+    ("trials/s", lambda p, n, base: f"{n / p.wall:,.0f}"),
+    ("÷ derive (wall)", lambda p, n, base: f"{p.wall / base.wall:.3f}"),
+    ("CPU s", lambda p, n, base: f"{p.cpu:.2f}"),
+    ("÷ derive (CPU)", lambda p, n, base: f"{p.cpu / base.cpu:.3f}"),
+    ("peak RSS MB", lambda p, n, base: f"{p.peak_mb:,}"),
+)
+
+
 def _table(trials: int, phases: list[Phase]) -> Table:
-    base = phases[0]
-    table = Table(
-        title=f"recompute vs derive, {trials:,} trials — {machine()}", header_style="bold"
-    )
-    for column in (
-        "step",
-        "wall s",
-        "trials/s",
-        "÷ derive (wall)",
-        "CPU s",
-        "÷ derive (CPU)",
-        "peak RSS MB",
-    ):
-        table.add_column(column, justify="left" if column == "step" else "right")
-    for p in phases:
-        table.add_row(
-            p.name,
-            f"{p.wall:.2f}",
-            f"{trials / p.wall:,.0f}",
-            f"{p.wall / base.wall:.3f}",
-            f"{p.cpu:.2f}",
-            f"{p.cpu / base.cpu:.3f}",
-            f"{p.peak_mb:,}",
-        )
+    title = f"recompute vs derive, {trials:,} trials — {machine()}"
+    table = Table(title=title, header_style="bold")
+    for header, _ in _COLUMNS:
+        table.add_column(header, justify="left" if header == "step" else "right")
+    for phase in phases:
+        table.add_row(*(cell(phase, trials, phases[0]) for _, cell in _COLUMNS))
     return table
 
 
