@@ -24,10 +24,12 @@ from rich.text import Text
 
 from valuechain.contract.coverage import CoverageRule, SuiteCoverage
 from valuechain.contract.labels import STAGE_LABELS
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.contract.vocab import Stage
 
 UNMEASURED: Final = "UNMEASURED"  # by this suite: no case can decide the link
-RUNNER: Final = "runner"
+RUNNER: Final = "runner"  # the runner decides it from the run's set-up
+AUTHORED: Final = "authored"  # some case authors a check that can decide it
 RULE_TEXT: Final = {
     CoverageRule.USER_VALUE_UNGRADABLE: "userValue is applicable but no check or judge of the "
     "case can grade it (it stays notMeasured); made applicable by",
@@ -93,36 +95,29 @@ def lint_json(lint: pl.DataFrame) -> bytes:
 
 
 # --------------------------------------------------------------------------- the terminal
-def _decided_by(row: dict[str, Any]) -> str:
+def _coverage(row: dict[str, Any]) -> Text:
     if row["check_kinds"]:
-        return ", ".join(row["check_kinds"])
+        return Text(AUTHORED)
     if row["runner_decided"]:
-        return RUNNER
-    return UNMEASURED
+        return Text(RUNNER)
+    return Text(UNMEASURED, style="bold red")
 
 
 def _run_table(rows: list[dict[str, Any]]) -> Table:
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (
-        ("link", "left"),
-        ("cases", "right"),
-        ("decided by", "left"),
-        ("measured", "right"),
-        ("n/a", "right"),
-        ("notMeasured", "right"),
-        ("notReached", "right"),
-    ):
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    table.add_column("link")
+    for name in ("cases", "measured", "n/a", "notMeasured", "notReached"):
+        table.add_column(name, justify="right")
+    table.add_column("coverage")
     for r in rows:
-        decided = _decided_by(r)
         table.add_row(
             STAGE_LABELS[Stage(r["stage"])],
             str(r["authoring_cases"]),
-            Text(decided, style="bold red" if decided == UNMEASURED else ""),
             str(r["measured"]),
             str(r["not_applicable"]),
             str(r["not_measured"]),
             str(r["not_reached"]),
+            _coverage(r),
         )
     return table
 
@@ -134,6 +129,8 @@ def _wrap(line: str) -> Text:
 def _notes(rows: list[dict[str, Any]]) -> Iterator[Text]:
     for r in rows:
         label = STAGE_LABELS[Stage(r["stage"])]
+        if r["check_kinds"]:
+            yield _wrap(f"{label}: decided by {', '.join(r['check_kinds'])}")
         if r["advisory"]:
             yield _wrap(
                 f"{label}: beside it, never counted: {', '.join(r['advisory'])} "
@@ -195,7 +192,8 @@ def render_coverage(links: pl.DataFrame, lint: pl.DataFrame, *, lint_only: bool 
             parts.append(Text(""))
         parts.append(
             Text(
-                f"suite {suite or '(none)'} · run {run} · {trials} trial{'s' * (trials != 1)}",
+                f"suite {suite or '(none)'} · run {run} · {trials} trial{'s' * (trials != 1)} · "
+                f"derived chains @ analyzer {STAGE_ANALYZER_VERSION}",
                 style="bold",
             )
         )
