@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import decoders, derive, ingest, materialize, recompute, store_open, trend
+from bench import (
+    coverage,
+    decoders,
+    derive,
+    ingest,
+    materialize,
+    recompute,
+    store_open,
+    trend,
+)
 
 SUITES = {
     "ingest": ingest.run,
@@ -17,6 +26,7 @@ SUITES = {
     "store-open": store_open.run,
     "trend": trend.run,
     "recompute": recompute.run,
+    "coverage": coverage.run,
 }
 
 

@@ -17,36 +17,49 @@ WITH trials AS (
     FROM core.trials
     WHERE contract
 ), owned AS (
-    SELECT t.trial_id, s.span_row, s.mcp_app_role AS role
-    FROM trials t
-    JOIN core.spans s ON s.trace_id = t.trace_id
+    SELECT s.span_row, s.trace_id, s.mcp_app_role AS role
+    FROM core.spans s
     WHERE s.mcp_app_role IN ('grader', 'trial')
-), attrs AS (
-    SELECT
-        o.trial_id, o.span_row, o.role,
-        arg_min(a.string_value, a.ordinal) FILTER (a.key = 'mcp.app.grader.kind')       AS grader_kind,
-        arg_min(a.string_value, a.ordinal) FILTER (a.key = 'mcp.app.grader.scorer_id')  AS scorer_id,
-        arg_min(a.string_value, a.ordinal) FILTER (a.key = 'mcp.app.grader.role')       AS check_role,
-        arg_min(a.string_value, a.ordinal) FILTER (a.key = 'mcp.app.grader.status')     AS status,
-        arg_min(a.string_value, a.ordinal) FILTER (a.key = 'mcp.app.grader.link')       AS link,
-        arg_min(a.string_value, a.ordinal) FILTER (a.key = 'mcp.app.predicate.type')    AS kind,
-        arg_min(a.string_value, a.ordinal) FILTER (a.key = 'mcp.app.judge.name')        AS judge_name,
-        arg_min(a.string_value, a.ordinal) FILTER (a.key = 'mcp.app.judge.pending_kind') AS pending_kind,
-        arg_min(coalesce(a.string_value, lv.string_value), a.ordinal)
-            FILTER (a.key IN ('mcp.app.match.result.expected', 'mcp.app.expect.tool_calls'))
-                                                                                        AS expected,
-        arg_min(a.string_value, a.ordinal)
-            FILTER (a.key = 'mcp.app.match.argument_matching')                          AS argument_matching
-    FROM owned o
-    JOIN core.attributes a ON a.owner_type = 'span' AND a.owner_row = o.span_row
-    LEFT JOIN core.large_values lv ON lv.large_value_ref = a.large_value_ref
-    WHERE a.key IN (
+      AND s.trace_id IN (SELECT trace_id FROM trials)
+), firsts AS (  -- the first occurrence of each key (TRACE-FORMAT §5.2)
+    SELECT a.owner_row AS span_row, a.key,
+           arg_min(a.string_value, a.ordinal) AS value,
+           arg_min(a.large_value_ref, a.ordinal) AS value_ref
+    FROM core.attributes a
+    WHERE a.owner_type = 'span' AND a.owner_row IN (SELECT span_row FROM owned)
+      AND a.key IN (
         'mcp.app.grader.kind', 'mcp.app.grader.scorer_id', 'mcp.app.grader.role',
         'mcp.app.grader.status', 'mcp.app.grader.link', 'mcp.app.predicate.type',
         'mcp.app.judge.name', 'mcp.app.judge.pending_kind', 'mcp.app.match.result.expected',
         'mcp.app.expect.tool_calls', 'mcp.app.match.argument_matching'
     )
-    GROUP BY o.trial_id, o.span_row, o.role
+    GROUP BY a.owner_row, a.key
+), pivoted AS (  -- one row per grader or root span: the keys coverage reads
+    SELECT
+        span_row,
+        max(value) FILTER (key = 'mcp.app.grader.kind')        AS grader_kind,
+        max(value) FILTER (key = 'mcp.app.grader.scorer_id')   AS scorer_id,
+        max(value) FILTER (key = 'mcp.app.grader.role')        AS check_role,
+        max(value) FILTER (key = 'mcp.app.grader.status')      AS status,
+        max(value) FILTER (key = 'mcp.app.grader.link')        AS link,
+        max(value) FILTER (key = 'mcp.app.predicate.type')     AS kind,
+        max(value) FILTER (key = 'mcp.app.judge.name')         AS judge_name,
+        max(value) FILTER (key = 'mcp.app.judge.pending_kind') AS pending_kind,
+        max(value) FILTER (key IN ('mcp.app.match.result.expected', 'mcp.app.expect.tool_calls'))
+                                                               AS expected,
+        max(value_ref)
+            FILTER (key IN ('mcp.app.match.result.expected', 'mcp.app.expect.tool_calls'))
+                                                               AS expected_ref,
+        max(value) FILTER (key = 'mcp.app.match.argument_matching') AS argument_matching
+    FROM firsts
+    GROUP BY span_row
+), attrs AS (
+    SELECT t.trial_id, o.span_row, o.role, p.* EXCLUDE (span_row, expected, expected_ref),
+           coalesce(p.expected, lv.string_value) AS expected  -- a long list may be stored apart
+    FROM pivoted p
+    JOIN owned o USING (span_row)
+    JOIN trials t USING (trace_id)
+    LEFT JOIN core.large_values lv ON lv.large_value_ref = p.expected_ref
 ), per_trial AS (  -- the case's expected calls and its argument matching (root, else default)
     SELECT
         trial_id,

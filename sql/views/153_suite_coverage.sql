@@ -13,7 +13,8 @@
 -- Grain: one row per (run_id, stage_index). Reads: core.trials, core.stage_chain,
 -- core.coverage_checks, core.coverage_stages, core.check_routes.
 CREATE OR REPLACE VIEW main.suite_coverage AS
-WITH runs AS (
+WITH checks AS MATERIALIZED (SELECT * FROM core.coverage_checks),
+runs AS (
     SELECT
         run_id,
         min(suite_id) AS suite_id,
@@ -45,7 +46,7 @@ WITH runs AS (
         run_id, decides AS stage,
         count(DISTINCT case_ref) AS authoring_cases,
         list_sort(list_distinct(list(check_kind))) AS check_kinds
-    FROM core.coverage_checks
+    FROM checks
     WHERE decides IS NOT NULL
     GROUP BY run_id, decides
 ), beside AS (
@@ -53,7 +54,7 @@ WITH runs AS (
         run_id, files_at AS stage,
         count(DISTINCT case_ref) AS advisory_cases,
         list_sort(list_distinct(list(check_kind))) AS advisory
-    FROM core.coverage_checks
+    FROM checks
     WHERE decides IS NULL
     GROUP BY run_id, files_at
 ), suggested AS (

@@ -12,7 +12,8 @@
 -- Grain: one row per (run_id, case_id, rule, stage). Reads: core.coverage_checks, core.trials,
 -- core.stage_chain, core.spans, core.attributes.
 CREATE OR REPLACE VIEW main.coverage_lint AS
-WITH cases AS (
+WITH checks AS MATERIALIZED (SELECT * FROM core.coverage_checks),
+cases AS (
     SELECT trial_id, run_id, suite_id, trace_id, coalesce(case_id, case_key, trial_id) AS case_ref
     FROM core.trials
     WHERE contract
@@ -36,22 +37,22 @@ WITH cases AS (
     JOIN core.attributes a ON a.owner_type = 'span' AND a.owner_row = s.span_row
     WHERE a.key IN ('mcp.app.expect.output_defined', 'mcp.app.authored.expects_widget_render',
                     'mcp.app.case.type')
+), graded AS (  -- cases with something that can grade userValue
+    SELECT DISTINCT run_id, case_ref
+    FROM checks
+    WHERE decides = 'userValue' OR gating AND routed_stage = 'userValue'
 ), ungradable AS (
     SELECT t.suite_id, t.run_id, t.case_ref, count(DISTINCT t.trial_id) AS trials
     FROM cases t
     JOIN applicable USING (trial_id)
+    ANTI JOIN graded g ON g.run_id = t.run_id AND g.case_ref = t.case_ref
     GROUP BY t.suite_id, t.run_id, t.case_ref
-    HAVING NOT bool_or(t.case_ref IN (
-        SELECT k.case_ref FROM core.coverage_checks k
-        WHERE k.run_id = t.run_id
-          AND (k.decides = 'userValue' OR k.gating AND k.routed_stage = 'userValue')
-    ))
 ), ungradable_reasons AS (
     SELECT u.run_id, u.case_ref, list_sort(list_distinct(list(r.reason))) AS kinds
     FROM ungradable u
     LEFT JOIN (
         SELECT run_id, case_ref, check_kind AS reason
-        FROM core.coverage_checks
+        FROM checks
         WHERE routed_stage IS NOT NULL AND routed_stage <> 'selection'
         UNION ALL
         SELECT c.run_id, c.case_ref, f.reason
@@ -67,12 +68,12 @@ JOIN ungradable_reasons r USING (run_id, case_ref)
 UNION ALL
 SELECT suite_id, run_id, case_ref, 'toolCalledWithRow', routed_stage, ['toolCalledWith'],
        count(DISTINCT trial_id)
-FROM core.coverage_checks
+FROM checks
 WHERE check_kind = 'toolCalledWith' AND gating AND routed_stage IS NOT NULL
 GROUP BY suite_id, run_id, case_ref, routed_stage
 UNION ALL
 SELECT suite_id, run_id, case_ref, 'gatingObservation', routed_stage,
        list_sort(list_distinct(list(check_kind))), count(DISTINCT trial_id)
-FROM core.coverage_checks
+FROM checks
 WHERE observation AND gating
 GROUP BY suite_id, run_id, case_ref, routed_stage;

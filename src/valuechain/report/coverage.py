@@ -170,19 +170,24 @@ def _lint_lines(lint: list[dict[str, Any]]) -> Iterator[Text]:
         )
 
 
-def render_coverage(links: pl.DataFrame, lint: pl.DataFrame, *, lint_only: bool = False) -> Group:
+def _lint_by_run(lint: pl.DataFrame) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
+    return {key: list(rows) for key, rows in groupby(lint.iter_rows(named=True), key=_run_key)}
+
+
+def render_lint(lint: pl.DataFrame) -> Group:
+    """The lint findings of each run, alone."""
+    parts: list[Text] = []
+    for (suite, run), findings in _lint_by_run(lint).items():
+        parts.append(Text(f"suite {suite or '(none)'} · run {run}", style="bold"))
+        parts.extend(_lint_lines(findings))
+    return Group(*(parts or [Text("lint: no finding")]))
+
+
+def render_coverage(links: pl.DataFrame, lint: pl.DataFrame) -> Group:
     """Per run: the six links with who decides them and the trial counts, then the notes
-    (advisory checks, unmeasured links and what would measure them) and the lint; with
-    ``lint_only``, the lint of each run alone."""
+    (advisory checks, unmeasured links and what would measure them) and the lint."""
     parts: list[Any] = []
-    lint_by_run = {
-        key: list(rows) for key, rows in groupby(lint.iter_rows(named=True), key=_run_key)
-    }
-    if lint_only:
-        for (suite, run), findings in lint_by_run.items():
-            parts.append(Text(f"suite {suite or '(none)'} · run {run}", style="bold"))
-            parts.extend(_lint_lines(findings))
-        return Group(*(parts or [Text("lint: no finding")]))
+    lint_by_run = _lint_by_run(lint)
     if links.is_empty():
         parts.append(Text("no eval run in the store: nothing to cover", style="yellow"))
     for (suite, run), grouped in groupby(links.iter_rows(named=True), key=_run_key):
@@ -193,7 +198,7 @@ def render_coverage(links: pl.DataFrame, lint: pl.DataFrame, *, lint_only: bool 
         parts.append(
             Text(
                 f"suite {suite or '(none)'} · run {run} · {trials} trial{'s' * (trials != 1)} · "
-                f"derived chains @ analyzer {STAGE_ANALYZER_VERSION}",
+                f"analyzer {STAGE_ANALYZER_VERSION}",
                 style="bold",
             )
         )
