@@ -22,6 +22,7 @@ from rich.console import Console
 import valuechain
 from valuechain.contract.coverage import OBSERVATION_KINDS, CoverageRule, SuiteCoverage
 from valuechain.contract.predicates import KIND_TABLE, PREDICATE_STAGE
+from valuechain.contract.vocab import Stage
 from valuechain.derive.routing import routed_stage
 from valuechain.errors import UsageError
 from valuechain.report.coverage import coverage_json, lint_json, render_coverage
@@ -322,26 +323,23 @@ def screen(store: valuechain.Store, **kwargs: Any) -> str:
     return text
 
 
+def assert_golden(name: str, data: bytes, update: bool) -> None:
+    """``data`` is the golden file ``name`` (rewritten with --update-golden)."""
+    if update:
+        (GOLDEN / name).write_bytes(data)
+    assert data == (GOLDEN / name).read_bytes()
+
+
 def test_json_is_golden_and_exactly_the_issues_shape(
     store: valuechain.Store, update_golden: bool
 ) -> None:
     data = coverage_json(store.coverage())
-    golden = GOLDEN / "suites.json"
-    if update_golden:
-        golden.write_bytes(data)
-    assert data == golden.read_bytes()
+    assert_golden("suites.json", data, update_golden)
     docs = orjson.loads(data)
     for doc in docs:
         SuiteCoverage.model_validate(doc)
         assert list(doc) == ["suiteId", "runId", "links"]
-        assert [link["stage"] for link in doc["links"]] == [
-            "connection",
-            "discovery",
-            "selection",
-            "call",
-            "response",
-            "userValue",
-        ]
+        assert [link["stage"] for link in doc["links"]] == [s.value for s in Stage]
         for link in doc["links"]:
             assert list(link) == [
                 "stage",
@@ -357,20 +355,13 @@ def test_json_is_golden_and_exactly_the_issues_shape(
 
 
 def test_lint_json_is_golden(store: valuechain.Store, update_golden: bool) -> None:
-    data = lint_json(store.coverage_lint())
-    golden = GOLDEN / "lint.json"
-    if update_golden:
-        golden.write_bytes(data)
-    assert data == golden.read_bytes()
+    assert_golden("lint.json", lint_json(store.coverage_lint()), update_golden)
 
 
 def test_table_is_golden_and_fits_80_columns(store: valuechain.Store, update_golden: bool) -> None:
     text = screen(store)
     assert all(len(line) <= 80 for line in text.splitlines())
-    golden = GOLDEN / "suites.txt"
-    if update_golden:
-        golden.write_text(text, encoding="utf-8")
-    assert text == golden.read_text(encoding="utf-8")
+    assert_golden("suites.txt", text.encode(), update_golden)
 
 
 def test_the_table_says_unmeasured_and_what_would_measure_it(store: valuechain.Store) -> None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
-from valuechain.errors import StoreError, UsageError
-from valuechain.query.statements import query_frame, query_rows
+from valuechain.errors import UsageError
+from valuechain.query.statements import query_rows, view_frame
 
 LINKS_SQL = "coverage/010_links.sql"
 LINT_SQL = "coverage/020_lint.sql"
@@ -42,15 +42,7 @@ def coverage_request(*, suite: str | None = None, run: str | None = None) -> Cov
 
 
 def _frame(con: duckdb.DuckDBPyConnection, name: str, request: CoverageRequest) -> pl.DataFrame:
-    try:
-        return query_frame(con, name, request.params())
-    except duckdb.CatalogException as exc:  # a store whose views predate this valuechain
-        raise StoreError(
-            "the store's views",
-            "the coverage views are missing: the store was last opened for writing by an "
-            "older valuechain",
-            "run any command that writes to the store once (e.g. valuechain materialize)",
-        ) from exc
+    return view_frame(con, name, request.params(), "the coverage views are")
 
 
 def _check_target(con: duckdb.DuckDBPyConnection, request: CoverageRequest) -> None:
