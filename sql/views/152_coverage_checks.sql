@@ -1,9 +1,11 @@
 -- Every check an eval trial's export carries, with the link it can decide for coverage
 -- (issue 19): a predicate grader row by its kind's route at the current analyzer (CONTRACT
 -- §2.5; an unknown kind or none: userValue); the tool-call matcher (`toolCalls:match`) for
--- selection and, from the case's expected calls unless argument matching is `ignore`, its
--- argument half (`toolCalls:arguments`) for call; the goal judge (`judge:goalCompletion`)
--- for userValue unless it was not requested. Advisory rows (role exactly `advisory`), the
+-- selection (its per-turn rows, which derivation reads as turn summaries; a case-scoped one
+-- is listed, never counted) and, from the case's expected calls unless argument matching is
+-- `ignore`, its argument half (`toolCalls:arguments`) for call; the goal judge
+-- (`judge:goalCompletion`) for userValue unless it was not requested. A gating row that
+-- errored still counts: the case authors it. Advisory rows (role exactly `advisory`), the
 -- observation kinds whatever their role (§3.1) and the other judges decide nothing
 -- (`decides` NULL); they are listed at the link they file at (§3.2, else the row's
 -- `mcp.app.grader.link`). `gating` / `routed_stage` say what derivation itself does with a
@@ -31,7 +33,7 @@ WITH trials AS (
         'mcp.app.grader.kind', 'mcp.app.grader.scorer_id', 'mcp.app.grader.role',
         'mcp.app.grader.status', 'mcp.app.grader.link', 'mcp.app.predicate.type',
         'mcp.app.judge.name', 'mcp.app.judge.pending_kind', 'mcp.app.match.result.expected',
-        'mcp.app.expect.tool_calls', 'mcp.app.match.argument_matching'
+        'mcp.app.expect.tool_calls', 'mcp.app.match.argument_matching', 'mcp.app.grader.scope'
     )
     GROUP BY a.owner_row, a.key
 ), pivoted AS (  -- one row per grader or root span: the keys coverage reads
@@ -45,6 +47,7 @@ WITH trials AS (
         max(value) FILTER (key = 'mcp.app.predicate.type')     AS kind,
         max(value) FILTER (key = 'mcp.app.judge.name')         AS judge_name,
         max(value) FILTER (key = 'mcp.app.judge.pending_kind') AS pending_kind,
+        max(value) FILTER (key = 'mcp.app.grader.scope')       AS scope,
         max(value) FILTER (key IN ('mcp.app.match.result.expected', 'mcp.app.expect.tool_calls'))
                                                                AS expected,
         max(value_ref)
@@ -71,6 +74,7 @@ WITH trials AS (
 ), graders AS (
     SELECT
         a.trial_id, a.span_row, a.grader_kind, a.status,
+        a.grader_kind = 'matcher' AND a.scope IS NOT DISTINCT FROM 'turn' AS turn_matcher,
         a.check_role IS DISTINCT FROM 'advisory' AS gating,
         CASE
             WHEN a.grader_kind = 'predicate' THEN coalesce(a.kind, a.scorer_id, 'predicate')
@@ -98,7 +102,7 @@ WITH trials AS (
     SELECT
         trial_id, span_row, check_kind, gating, status, routed_stage, observation,
         CASE
-            WHEN grader_kind = 'matcher' THEN 'selection'
+            WHEN turn_matcher THEN 'selection'
             WHEN goal_judge THEN CASE WHEN pending_kind IS DISTINCT FROM 'not_requested'
                 THEN 'userValue' END
             WHEN grader_kind = 'predicate' AND gating AND NOT observation THEN routed_stage

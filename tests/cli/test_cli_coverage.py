@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import duckdb
 import orjson
 import pytest
 from cli_runner import EXAMPLE_RUN, red_line, run
@@ -9,6 +12,7 @@ from cli_runner import EXAMPLE_RUN, red_line, run
 import valuechain
 from valuechain.contract.coverage import SuiteCoverage
 from valuechain.report.coverage import coverage_json
+from valuechain.store import Database
 
 SUITE = "s_Wx8pQ2mN4r"
 
@@ -64,3 +68,15 @@ def test_errors_are_one_red_line(example_store: str, args: tuple[str, ...], mess
     result = run("--store", example_store, "coverage", *args)
     assert result.exit_code == 1
     assert message in red_line(result)
+
+
+def test_a_store_whose_views_predate_coverage_says_how_to_fix_it(tmp_path: Path) -> None:
+    path = tmp_path / "older.duckdb"
+    Database(path).close()
+    with duckdb.connect(str(path)) as con:
+        con.execute("DROP VIEW main.suite_coverage")  # as a store last written before coverage
+    result = run("--store", path, "coverage")
+    assert result.exit_code == 1
+    assert "coverage views are missing" in red_line(result)
+    assert run("--store", path, "materialize").exit_code == 0  # any write recreates views
+    assert run("--store", path, "coverage").exit_code == 0

@@ -9,10 +9,12 @@ view's (`suite_coverage`); `Store.coverage` only picks the runs.
 from __future__ import annotations
 
 import io
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import orjson
 import polars as pl
 import pytest
@@ -41,7 +43,11 @@ SOME = {  # the seed's example case, plus a negative case with an advisory obser
         argument_matching="ignore",
     ),
     "C2": CaseChecks(
-        predicates=[check("toolNeverCalled"), check("noDeprecatedToolCalled", "advisory")]
+        predicates=[
+            check("toolNeverCalled"),
+            check("noDeprecatedToolCalled", "advisory"),
+            check("toolCalledWith", "advisory"),  # advisory: stays a row, files at selection
+        ]
     ),
 }
 ALL = {
@@ -105,7 +111,7 @@ EXPECTED = [
         "selection",
         2,
         ["toolCalls:match", "toolNeverCalled"],
-        ["noDeprecatedToolCalled"],
+        ["noDeprecatedToolCalled", "toolCalledWith"],
         False,
     ),
     ("r_some", "call", 0, [], ["argumentsMatchToolSchema"], True),
@@ -267,10 +273,19 @@ def test_the_ungradable_link_is_permanently_unmeasured(store: valuechain.Store) 
     assert set(states["state"]) <= {"notMeasured", "notReached"}
 
 
+def test_an_advisory_check_can_make_user_value_ungradable(store: valuechain.Store) -> None:
+    """Q5: assertionCount counts an advisory toolCalledWith (not a routed selection kind), so
+    C2 of r_some has userValue applicable that nothing of it can grade."""
+    lint = store.coverage_lint(run="r_some")
+    assert lint.select("case_id", "rule", "kinds").rows() == [
+        ("c_n0DeleteMeta", CoverageRule.USER_VALUE_UNGRADABLE, ["toolCalledWith"])
+    ]
+
+
 def test_clean_suites_have_no_lint(store: valuechain.Store) -> None:
-    for run in ("r_none", "r_some", "r_all"):
+    for run in ("r_none", "r_all"):
         assert store.coverage_lint(run=run).is_empty()
-    assert set(store.coverage_lint()["run_id"]) == {"r_lint"}
+    assert set(store.coverage_lint()["run_id"]) == {"r_lint", "r_some"}
 
 
 # --------------------------------------------------------------------------- every kind
@@ -377,3 +392,19 @@ def test_an_empty_store_covers_nothing(tmp_path: Path) -> None:
         assert empty.coverage().is_empty()
         assert coverage_json(empty.coverage()) == b"[]\n"
         assert isinstance(empty.coverage_lint(), pl.DataFrame)
+
+
+def test_trials_without_a_current_chain_are_said_not_dropped(
+    store: valuechain.Store, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(store.path, copy)
+    with duckdb.connect(str(copy)) as con:  # as if one trial were derived at 11 only
+        con.execute(
+            "DELETE FROM core.stage_chain WHERE trial_id = "
+            "(SELECT min(trial_id) FROM core.trials WHERE run_id = 'r_none')"
+        )
+    with valuechain.open(copy, read_only=True) as older:
+        connection = links(older, "r_none")["connection"]
+        assert connection["trials"] == 4 and connection["measured"] == 3
+        assert "1 of 4 trials have no derived chain at analyzer 12" in screen(older, run="r_none")

@@ -127,6 +127,14 @@ def _wrap(line: str) -> Text:
 
 
 def _notes(rows: list[dict[str, Any]]) -> Iterator[Text]:
+    head = rows[0]
+    chained = sum(head[c] for c in ("measured", "not_applicable", "not_measured", "not_reached"))
+    if chained < head["trials"]:
+        yield Text(
+            f"  {head['trials'] - chained} of {head['trials']} trials have no derived chain at "
+            f"analyzer {STAGE_ANALYZER_VERSION}: counted on no link (valuechain recompute)",
+            style="yellow",
+        )
     for r in rows:
         label = STAGE_LABELS[Stage(r["stage"])]
         if r["check_kinds"]:
