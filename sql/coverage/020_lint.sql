@@ -1,11 +1,11 @@
--- The coverage lint of the runs `query/coverage.sql` reads (the same $run_id / $suite_id
+-- The coverage lint of the runs `coverage/010_links.sql` reads (the same $run_id / $suite_id
 -- choice), by case, then rule and stage.
 -- Grain: one row per (run_id, case_id, rule, stage). Reads: main.coverage_lint,
--- main.suite_coverage.
+-- core.coverage_runs.
 SELECT l.*
 FROM main.coverage_lint l
 WHERE l.run_id IN (
-    SELECT run_id FROM main.suite_coverage
+    SELECT run_id FROM core.coverage_runs
     WHERE CASE
         WHEN $run_id IS NOT NULL THEN run_id = $run_id
         WHEN $suite_id IS NOT NULL THEN suite_id = $suite_id AND latest

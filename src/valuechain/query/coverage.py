@@ -1,6 +1,6 @@
 """Read coverage: what each suite's checks can decide, link by link, and the Q5 lint (issue 19).
 
-The numbers are the public views' (``suite_coverage``, ``coverage_lint``; sql/views/150–154):
+The numbers are the public views' (``suite_coverage``, ``coverage_lint``; sql/views/150–155):
 this module only chooses the runs — one run, else the latest run of one suite, else the latest
 run of every suite — and says clearly when the store holds no such run.
 """

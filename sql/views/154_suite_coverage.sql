@@ -8,28 +8,14 @@
 -- `unmeasured_by_suite` unless the runner decides it (connection, discovery: not a gap), and
 -- `suggested_kinds` then names the kinds that would let a case decide it (§3.2 order: the
 -- link's non-observation kinds; at selection `toolCalledWith`, which the matcher grades).
--- `latest` marks each suite's latest run (completion time, else its last trial's end; then
--- run number, run id). Runs whose trials carry no mcp.app contract are not suites: absent.
--- Grain: one row per (run_id, stage_index). Reads: core.trials, core.stage_chain,
--- core.coverage_checks, core.coverage_stages, core.check_routes.
+-- `latest` marks each suite's latest run (`core.coverage_runs`). Runs whose trials carry no
+-- mcp.app contract are not suites: absent.
+-- Grain: one row per (run_id, stage_index). Reads: core.coverage_runs, core.trials,
+-- core.stage_chain, core.coverage_checks, core.coverage_stages, core.check_routes.
 CREATE OR REPLACE VIEW main.suite_coverage AS
 WITH checks AS MATERIALIZED (SELECT * FROM core.coverage_checks),
-runs AS (
-    SELECT
-        run_id,
-        min(suite_id) AS suite_id,
-        count(*) AS trials,
-        coalesce(max(run_completed_at), max(ended_at)) AS completed_at,
-        max(run_number) AS run_number
-    FROM core.trials
-    WHERE contract
-    GROUP BY run_id
-), ranked AS (
-    SELECT *, row_number() OVER (
-        PARTITION BY suite_id
-        ORDER BY completed_at DESC NULLS LAST, run_number DESC NULLS LAST, run_id DESC
-    ) = 1 AS latest
-    FROM runs
+ranked AS (
+    SELECT * FROM core.coverage_runs
 ), states AS (
     SELECT
         c.run_id, c.stage,
