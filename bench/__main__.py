@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from bench import (
+    coverage,
     decoders,
     derive,
     ingest,
@@ -29,6 +30,7 @@ SUITES = {
     "recompute": recompute.run,
     "store-ops": store_ops.run,
     "verdict": verdict.run,
+    "coverage": coverage.run,
 }
 
 

@@ -30,6 +30,7 @@ from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.compare import compare_runs
+from valuechain.query.coverage import coverage_frame, coverage_lint_frame, coverage_request
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
 from valuechain.query.issues import issues_frame
 from valuechain.query.runs import (
@@ -286,6 +287,19 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    def coverage(self, *, suite: str | None = None, run: str | None = None) -> pl.DataFrame:
+        """What each suite measures, link by link (view ``suite_coverage``): ``run``, else the
+        latest run of ``suite``, else every suite's latest run; six rows per run in chain
+        order. Counts come from derived chains at the current analyzer; advisory and
+        observation checks are listed beside a link, never counted as covering it."""
+        return coverage_frame(self.db.con, coverage_request(suite=suite, run=run))
+
+    def coverage_lint(self, *, suite: str | None = None, run: str | None = None) -> pl.DataFrame:
+        """The coverage lint (CONTRACT Q5, view ``coverage_lint``) of the runs `coverage`
+        reads: links made applicable that nothing can grade, `toolCalledWith` rows that fall
+        through to userValue, gating observation kinds."""
+        return coverage_lint_frame(self.db.con, coverage_request(suite=suite, run=run))
 
     def __enter__(self) -> Store:
         return self

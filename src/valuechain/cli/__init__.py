@@ -5,6 +5,7 @@ from __future__ import annotations
 from valuechain.cli import (  # noqa: F401 (registers commands)
     chains,
     compare,
+    coverage,
     funnels,
     ingest,
     recompute,
