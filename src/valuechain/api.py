@@ -23,6 +23,7 @@ from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.pipeline.progress import ImportProgress
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.compare import compare_runs
@@ -58,7 +59,7 @@ class Store:
         *,
         strict: bool = False,
         salvage: bool = False,
-        on_progress: ProgressFn | None = None,
+        on_progress: ProgressFn | ImportProgress | None = None,
         derive: bool = True,
         analyzer: int = STAGE_ANALYZER_VERSION,
         **decode_options: Any,
