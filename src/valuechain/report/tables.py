@@ -15,7 +15,7 @@ renders as fast as a short one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import polars as pl
@@ -79,6 +79,7 @@ class FittedTable:
     wide: bool = False
     caption: str | None = None
     joined: bool = False  # the cells under a row on one line, `` · ``-separated
+    styles: list[dict[str, str]] = field(default_factory=list)  # per row: column → style
 
     def layout(self, width: int) -> tuple[list[Col], list[Col], list[Col]]:
         """(in line, under the row, not shown) for ``width`` columns of terminal."""
@@ -90,11 +91,16 @@ class FittedTable:
         order = sorted(range(len(candidates)), key=lambda i: (candidates[i].keep, i))
         chosen: set[int] = set()
         used = 0
+        ceiling: int | None = None  # once a column does not fit, no less-kept one jumps in
         for i in order:
+            keep = candidates[i].keep
             need = widths[candidates[i].name] + (len(GAP) if chosen else 0)
-            if self.wide or not chosen or candidates[i].keep == 0 or used + need <= width:
+            fits = used + need <= width and (ceiling is None or keep <= ceiling)
+            if self.wide or not chosen or keep == 0 or fits:
                 chosen.add(i)
                 used += need
+            elif ceiling is None:
+                ceiling = keep
         inline = [c for i, c in enumerate(candidates) if i in chosen]
         moved = [c for i, c in enumerate(candidates) if i not in chosen]
         return inline, [c for c in shown if c in under or c in moved], hidden
@@ -111,8 +117,10 @@ class FittedTable:
         if self.title:
             out.extend((Text(""), Text(self.title, style="bold")))
         out.append(_line([c.title for c in inline], inline, widths, "bold"))
-        for row in self.rows:
-            out.append(_line([row[index[c.name]].replace("\n", " ") for c in inline], inline, widths))
+        for k, row in enumerate(self.rows):
+            styles = self.styles[k] if k < len(self.styles) else {}
+            cells = [row[index[c.name]].replace("\n", " ") for c in inline]
+            out.append(_line(cells, inline, widths, cell_styles=[styles.get(c.name, "") for c in inline]))
             notes = [(c.title, row[index[c.name]]) for c in under if row[index[c.name]]]
             if self.joined and notes:
                 out.extend(_under(" · ".join(f"{name}: {value}" for name, value in notes), width))
@@ -133,12 +141,23 @@ class FittedTable:
             yield line
 
 
-def _line(cells: Sequence[str], columns: Sequence[Col], widths: Sequence[int], style: str = "") -> Text:
-    parts = [
-        text.rjust(width) if column.align == "right" else text.ljust(width)
-        for text, column, width in zip(cells, columns, widths, strict=True)
-    ]
-    return Text(GAP.join(parts).rstrip(), style=style)
+def _line(
+    cells: Sequence[str],
+    columns: Sequence[Col],
+    widths: Sequence[int],
+    style: str = "",
+    cell_styles: Sequence[str] = (),
+) -> Text:
+    line = Text(style=style)
+    for k, (text, column, width) in enumerate(zip(cells, columns, widths, strict=True)):
+        if k:
+            line.append(GAP)
+        pad = " " * (width - len(text))
+        line.append(pad if column.align == "right" else "")
+        line.append(text, style=cell_styles[k] if k < len(cell_styles) else "")
+        line.append("" if column.align == "right" else pad)
+    line.rstrip()
+    return line
 
 
 def _under(text: str, width: int) -> list[Text]:
