@@ -55,7 +55,7 @@ def generic_columns(frame: pl.DataFrame, texts: dict[str, list[str]]) -> list[Co
     for position, (name, dtype) in enumerate(frame.schema.items()):
         cells = texts[name]
         longest = max((len(c) for c in cells), default=0)
-        under = position > 0 and (longest > LONG_TEXT or any("\n" in c for c in cells))
+        under = longest > LONG_TEXT or any("\n" in c for c in cells)
         right = dtype.is_numeric()
         columns.append(Col(name, align="right" if right else "left", keep=position, under=under))
     return columns
@@ -116,11 +116,16 @@ class FittedTable:
         out: list[Text] = []
         if self.title:
             out.extend((Text(""), Text(self.title, style="bold")))
-        out.append(_line([c.title for c in inline], inline, widths, "bold"))
+        if inline:
+            out.append(_line([c.title for c in inline], inline, widths, "bold"))
         for k, row in enumerate(self.rows):
             styles = self.styles[k] if k < len(self.styles) else {}
             cells = [row[index[c.name]].replace("\n", " ") for c in inline]
-            out.append(_line(cells, inline, widths, cell_styles=[styles.get(c.name, "") for c in inline]))
+            if inline:
+                line_styles = [styles.get(c.name, "") for c in inline]
+                out.append(_line(cells, inline, widths, cell_styles=line_styles))
+            else:  # every column is long: each row is a block of name: value lines
+                out.append(Text(f"row {k + 1}", style="bold"))
             notes = [(c.title, row[index[c.name]]) for c in under if row[index[c.name]]]
             if self.joined and notes:
                 out.extend(_under(" · ".join(f"{name}: {value}" for name, value in notes), width))
@@ -161,11 +166,17 @@ def _line(
 
 
 def _under(text: str, width: int) -> list[Text]:
-    """A ``name: value`` line under its row, indented and wrapped at spaces; a word longer
-    than the line (an id, a path) stays whole rather than broken."""
+    """A ``name: value`` line under its row, indented and wrapped at spaces; only a word
+    longer than a whole line is cut."""
     lines: list[str] = []
     current = "  "
-    for word in text.replace("\n", " ").split(" "):
+    room = max(width - 4, 8)
+    words = [
+        piece
+        for word in text.replace("\n", " ").split(" ")
+        for piece in ([word] if len(word) <= room else _fold(word, room))
+    ]
+    for word in words:
         if current.strip() and len(current) + 1 + len(word) > width:
             lines.append(current)
             current = "    " + word
@@ -173,6 +184,12 @@ def _under(text: str, width: int) -> list[Text]:
             current += word if not current.strip() else " " + word
     lines.append(current)
     return [Text(line.rstrip(), style="dim") for line in lines if line.strip()]
+
+
+def _fold(word: str, room: int) -> list[str]:
+    """A word longer than a whole line (never an id: those are far shorter) in line-sized
+    pieces."""
+    return [word[i : i + room] for i in range(0, len(word), room)]
 
 
 def fitted_table(
