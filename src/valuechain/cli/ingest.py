@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
 
 from valuechain import api
 from valuechain.cli.app import emit, err, main, open_store, out
@@ -17,7 +16,8 @@ from valuechain.cli.progress import ImportBar
 from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
 from valuechain.pipeline.imports import ImportReport
 from valuechain.report.formats import Format
-from valuechain.report.issues import ISSUE_COLUMNS, issues_table
+from valuechain.report.issues import ISSUE_COLUMNS, SOURCE_COLUMNS, issues_table
+from valuechain.report.tables import FittedTable
 
 
 # ---------------------------------------------------------------------------- import
@@ -93,21 +93,13 @@ def run_import(
 
 
 def print_import_report(report: ImportReport) -> None:
-    table = Table(title="import", header_style="bold")
-    for column in ("source", "outcome", "spans", "traces", "issues"):
-        table.add_column(
-            column, justify="right" if column in ("spans", "traces", "issues") else "left"
-        )
     colours = {"imported": "green", "partial": "yellow", "unchanged": "dim", "rejected": "red"}
-    for s in report.sources:
-        table.add_row(
-            s.path,
-            f"[{colours[s.outcome]}]{s.outcome}[/]",
-            str(s.spans),
-            str(s.traces),
-            str(sum(s.issue_counts().values())),
-        )
-    out.print(table)
+    rows = [
+        [s.path, s.outcome, f"{s.spans:,}", f"{s.traces:,}", f"{sum(s.issue_counts().values()):,}"]
+        for s in report.sources
+    ]
+    styles = [{"outcome": colours[s.outcome]} for s in report.sources]
+    out.print(FittedTable(list(SOURCE_COLUMNS), rows, styles=styles), crop=False)
     counts = report.issue_counts()
     out.print(
         f"{len(report.sources)} sources, {report.total('spans')} spans, "

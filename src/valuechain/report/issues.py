@@ -1,4 +1,5 @@
-"""The issue log for the terminal: where and what in line, the message under its row."""
+"""The issue log and the import summary for the terminal: where and what in line, the
+message under its row."""
 
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ ISSUE_COLUMNS: Final = (
     Col("occurrences", "count", align="right", keep=3),
     Col("json_path", "at", under=True),
     Col("message", under=True),
+)
+
+# The import summary: a source's path in line whole (it is what `issues --source` takes).
+SOURCE_COLUMNS: Final = (
+    Col("source"),
+    Col("outcome"),
+    Col("spans", align="right", keep=1),
+    Col("traces", align="right", keep=1),
+    Col("issues", align="right", keep=1),
 )
 
 

@@ -132,6 +132,8 @@ class FittedTable:
             else:
                 for name, value in notes:
                     out.extend(_under(f"{name}: {value}", width))
+        if not self.rows:
+            out.append(Text("no rows", style="dim"))
         if self.caption:
             out.append(Text(self.caption, style="dim"))
         if hidden:
