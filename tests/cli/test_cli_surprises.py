@@ -21,6 +21,7 @@ from rich.console import Console
 from valuechain.cli.progress import ImportBar
 from valuechain.pipeline.progress import Phase
 
+
 def _cli(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
     code = "import sys; from valuechain.cli import main; sys.exit(main())"
     return subprocess.run(  # type: ignore[call-overload,no-any-return]
@@ -114,7 +115,7 @@ def test_the_bar_labels_each_phase_with_its_own_unit() -> None:
 
 
 def _render(bar: ImportBar) -> str:
-    progress = bar._progress  # noqa: SLF001 (the one line the bar would draw now)
+    progress = bar._progress
     console = Console(file=io.StringIO(), width=100, color_system=None)
     console.print(progress.make_tasks_table(progress.tasks))
     return console.file.getvalue()  # type: ignore[attr-defined,no-any-return]

@@ -9,7 +9,9 @@ target exists and says what it would do: ``make test`` would run this very suite
 The ``sh`` and ``python`` blocks of the README share one folder, in order, as a reader typing
 them would; each ``console`` transcript starts in a folder of its own. Every folder starts as
 ``make demo`` leaves the checkout: the demo store ``valuechain-demo.duckdb`` and nothing else.
-Commands run at 80 columns, without ``VALUECHAIN_STORE``.
+Commands run at 80 columns, without ``VALUECHAIN_STORE``. A plain ``valuechain …`` command
+runs in-process (the CLI's own entry point, no interpreter start-up); anything using the
+shell (a redirect, a pipe) runs in bash.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from valuechain.cli import main
+from valuechain.cli.app import err, out
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -96,16 +102,13 @@ def test_the_shell_and_python_blocks_run_in_order(demo: Path, tmp_path: Path) ->
 
 
 def _run_sh(block: Block, folder: Path) -> None:
-    lines = []
     for line in block.text.splitlines():
+        command = line
         if re.match(r"^make\s", line):
-            line = f"make -n -C {shlex.quote(str(ROOT))} {line.split('#')[0].split(None, 1)[1]}"
-        lines.append(line)
-    script = "set -euo pipefail\n" + "\n".join(lines)
-    done = subprocess.run(
-        ["bash", "-c", script], cwd=folder, env=_env(), capture_output=True, check=False
-    )
-    assert done.returncode == 0, f"{block.name}:\n{done.stdout.decode()}{done.stderr.decode()}"
+            targets = line.split("#")[0].split(None, 1)[1]
+            command = f"make -n -C {shlex.quote(str(ROOT))} {targets}"
+        code, output = run_command(command, folder)
+        assert code == 0, f"{block.name}: {command}\n{output}"
 
 
 def _run_python(block: Block, folder: Path) -> None:
@@ -115,6 +118,42 @@ def _run_python(block: Block, folder: Path) -> None:
         [sys.executable, script.name], cwd=folder, env=_env(), capture_output=True, check=False
     )
     assert done.returncode == 0, f"{block.name}:\n{done.stdout.decode()}{done.stderr.decode()}"
+
+
+def run_command(command: str, folder: Path) -> tuple[int, str]:
+    """Exit code and output (stdout and stderr as a terminal interleaves them)."""
+    words = shlex.split(command, comments=True)
+    if not words:
+        return 0, ""
+    if words[0] == "valuechain" and not re.search(r"[|<>;&$`]", _unquoted(command)):
+        return _in_process(words[1:], folder)
+    done = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + command],
+        cwd=folder,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        check=False,
+    )
+    return done.returncode, done.stdout.decode()
+
+
+def _unquoted(command: str) -> str:
+    """``command`` without its quoted parts and its comment: what the shell would interpret."""
+    return re.sub(r"'[^']*'|\"[^\"]*\"", "", command).split("#")[0]
+
+
+def _in_process(args: list[str], folder: Path) -> tuple[int, str]:
+    saved = (Path.cwd(), out.width, err.width)
+    env = {k: None for k in os.environ if k.startswith("VALUECHAIN_")}
+    try:
+        os.chdir(folder)
+        out.width = err.width = 80
+        result = CliRunner(env=env).invoke(main, args, catch_exceptions=False)
+    finally:
+        os.chdir(saved[0])
+        out.width, err.width = saved[1], saved[2]
+    return result.exit_code, result.output
 
 
 def transcript(block: Block) -> list[tuple[str, str]]:
@@ -157,15 +196,8 @@ def test_each_console_transcript_prints_what_it_shows(
 ) -> None:
     folder = _fresh(demo, tmp_path / "console")
     for command, expected in transcript(block):
-        done = subprocess.run(
-            ["bash", "-c", command],
-            cwd=folder,
-            env=_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            check=False,
-        )
-        shown = "\n".join(line.rstrip() for line in done.stdout.decode().splitlines())
+        _, output = run_command(command, folder)
+        shown = "\n".join(line.rstrip() for line in output.splitlines())
         assert shown == "\n".join(line.rstrip() for line in expected.splitlines()), (
             f"{block.name}: $ {command}"
         )

@@ -39,9 +39,7 @@ def test_a_dangling_symlink_is_listed_as_skipped_with_its_reason(
     assert skipped.why == f"a symlink to {tmp_path / 'nowhere.json'}, which does not exist"
 
 
-def test_a_named_dangling_symlink_is_rejected_with_its_reason(
-    db: Database, tmp_path: Path
-) -> None:
+def test_a_named_dangling_symlink_is_rejected_with_its_reason(db: Database, tmp_path: Path) -> None:
     (tmp_path / "gone.json").symlink_to(tmp_path / "nowhere.json")
     (source,) = import_paths(db, [tmp_path / "gone.json"]).sources
     assert source.outcome == "rejected" and source.error is not None

@@ -43,7 +43,9 @@ def test_a_source_by_path_name_or_sha(text: str, expected: list[Source]) -> None
         ("ab1", None, None),
     ],
 )
-def test_ambiguous_or_unknown_is_an_error(text: str, how: str | None, named: list[str] | None) -> None:
+def test_ambiguous_or_unknown_is_an_error(
+    text: str, how: str | None, named: list[str] | None
+) -> None:
     with pytest.raises(UsageError) as raised:
         match_sources(SOURCES, text, CWD)
     message = raised.value.render()

@@ -151,8 +151,8 @@ def _watcher(on_progress: ProgressFn | ImportProgress | None) -> ImportProgress:
     if on_progress is None:
         return Silent()
     if hasattr(on_progress, "start") and hasattr(on_progress, "advance"):
-        return on_progress  # type: ignore[return-value]
-    return BytesDecoded(on_progress)  # type: ignore[arg-type]
+        return on_progress
+    return BytesDecoded(on_progress)
 
 
 class DecodePool:

@@ -56,7 +56,10 @@ def match_sources(sources: Sequence[Source], text: str, cwd: Path | None = None)
         ("file", lambda s: _resolved(s.path, here) == wanted),
         ("basename", lambda s: os.path.basename(s.path) == text),
         ("path suffix", lambda s: s.path.endswith("/" + text.lstrip("./"))),
-        ("sha256 prefix", lambda s: bool(_SHA_PREFIX.match(text)) and s.sha256.startswith(text.lower())),
+        (
+            "sha256 prefix",
+            lambda s: bool(_SHA_PREFIX.match(text)) and s.sha256.startswith(text.lower()),
+        ),
     )
     for how, matches in tiers:
         found = [s for s in sources if matches(s)]

@@ -20,7 +20,6 @@ from rich.table import Table
 
 from valuechain.contract.vocab import JS_MAX_SAFE_INTEGER
 
-
 ISO_UTC: Final = "%Y-%m-%dT%H:%M:%S.%fZ"  # every timestamp, in every format
 CELL_LIMIT: Final = 200  # characters a table cell shows at most (csv and json stay whole)
 

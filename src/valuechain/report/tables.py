@@ -214,4 +214,3 @@ def fitted_table(
         else None
     )
     return FittedTable(declared, rows, title=title, wide=wide, caption=caption, joined=joined)
-
