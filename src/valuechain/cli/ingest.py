@@ -99,7 +99,7 @@ def print_import_report(report: ImportReport) -> None:
         for s in report.sources
     ]
     styles = [{"outcome": colours[s.outcome]} for s in report.sources]
-    out.print(FittedTable(list(SOURCE_COLUMNS), rows, styles=styles), crop=False)
+    out.print(FittedTable(list(SOURCE_COLUMNS), rows, styles=styles, joined=True), crop=False)
     counts = report.issue_counts()
     out.print(
         f"{len(report.sources)} sources, {report.total('spans')} spans, "
@@ -138,9 +138,15 @@ def print_import_report(report: ImportReport) -> None:
 @FORMAT
 @OUTPUT
 @ALLOW_FILES
+@WIDE
 @click.pass_context
 def sql(
-    ctx: click.Context, query: str, fmt: str, output: Path | None, allow_files: Path | None
+    ctx: click.Context,
+    query: str,
+    fmt: str,
+    output: Path | None,
+    allow_files: Path | None,
+    wide: bool,
 ) -> None:
     """Run one reading SQL statement over the store's tables and views.
 
@@ -148,7 +154,7 @@ def sql(
     unless --allow-files names a folder."""
     with open_store(ctx, read_only=True, allow_files=allow_files) as store:
         frame = store.sql(query)
-    emit(frame, Format(fmt), output)
+    emit(frame, Format(fmt), output, wide=wide)
 
 
 @main.command()
