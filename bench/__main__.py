@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import decoders, derive, ingest, materialize, recompute, store_open, trend
+from bench import decoders, derive, ingest, materialize, recompute, store_open, tables, trend
 
 SUITES = {
     "ingest": ingest.run,
@@ -17,6 +17,7 @@ SUITES = {
     "store-open": store_open.run,
     "trend": trend.run,
     "recompute": recompute.run,
+    "tables": tables.run,
 }
 
 

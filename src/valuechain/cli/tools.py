@@ -12,8 +12,8 @@ from valuechain.cli.app import main, out
 from valuechain.cli.ingest import print_import_report, run_import
 from valuechain.cli.sample import sample_export_path
 from valuechain.errors import UsageError
-from valuechain.report.tables import fitted_table
 from valuechain.report.funnel import render_funnel
+from valuechain.report.tables import fitted_table
 from valuechain.report.trial import render_trial
 
 DEMO_STORE = "valuechain-demo.duckdb"
