@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import polars as pl
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
@@ -107,7 +108,7 @@ class FittedTable:
 
     def _width(self, column: Col) -> int:
         index = self.header.index(column)
-        return max([len(column.title), *(len(r[index]) for r in self.rows)])
+        return max([cell_len(column.title), *(cell_len(r[index]) for r in self.rows)])
 
     def lines(self, width: int) -> list[Text]:
         inline, under, hidden = self.layout(width)
@@ -159,7 +160,7 @@ def _line(
     for k, (text, column, width) in enumerate(zip(cells, columns, widths, strict=True)):
         if k:
             line.append(GAP)
-        pad = " " * (width - len(text))
+        pad = " " * (width - cell_len(text))
         line.append(pad if column.align == "right" else "")
         line.append(text, style=cell_styles[k] if k < len(cell_styles) else "")
         line.append("" if column.align == "right" else pad)
