@@ -14,6 +14,7 @@ from bench import (
     recompute,
     store_open,
     store_ops,
+    tables,
     trend,
     verdict,
 )
@@ -31,6 +32,7 @@ SUITES = {
     "store-ops": store_ops.run,
     "verdict": verdict.run,
     "coverage": coverage.run,
+    "tables": tables.run,
 }
 
 

@@ -27,6 +27,7 @@ from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_tra
 from valuechain.pipeline.follow import FollowRound, follow
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
 from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
+from valuechain.pipeline.progress import ImportProgress
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.compare import compare_runs
@@ -65,7 +66,7 @@ class Store:
         *,
         strict: bool = False,
         salvage: bool = False,
-        on_progress: ProgressFn | None = None,
+        on_progress: ProgressFn | ImportProgress | None = None,
         derive: bool = True,
         analyzer: int = STAGE_ANALYZER_VERSION,
         **decode_options: Any,

@@ -12,8 +12,8 @@ from valuechain.cli.app import main, out
 from valuechain.cli.ingest import print_import_report, run_import
 from valuechain.cli.sample import sample_export_path
 from valuechain.errors import UsageError
-from valuechain.report.formats import to_rich_table
 from valuechain.report.funnel import render_funnel
+from valuechain.report.tables import fitted_table
 from valuechain.report.trial import render_trial
 
 DEMO_STORE = "valuechain-demo.duckdb"
@@ -126,7 +126,7 @@ def demo(ctx: click.Context) -> None:
     with api.open(path) as store:
         report = run_import(store, [str(sample)])
         print_import_report(report)
-        out.print(to_rich_table(store.spans_by_role(), title="spans by role"))
+        out.print(fitted_table(store.spans_by_role(), title="spans by role"), crop=False)
         run_ids = store.runs()["run_id"].to_list()
         if run_ids:
             out.print(render_funnel(store.analytics_document(run_ids[0]), run_id=run_ids[0]))

@@ -9,7 +9,6 @@ earlier, interrupted call left underived is derived first.
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import hashlib
 import multiprocessing
@@ -32,9 +31,10 @@ from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
 from valuechain.ingest.source.stream import SourceStream
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
+from valuechain.pipeline.progress import BytesDecoded, ImportProgress, Phase, Silent
 from valuechain.store import Committed, Database, PendingDerivation, SourceWriter
 
-ProgressFn = Callable[[int], None]
+ProgressFn = Callable[[int], None]  # bytes decoded (the simple watcher: `BytesDecoded`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +57,7 @@ class SourceResult:
     spans_deduplicated: int = 0
     issues: list[Issue] = field(default_factory=list)
     error: IngestError | None = None
-    trace_ids: tuple[builtins.bytes, ...] = ()
+    trace_ids: tuple[str, ...] = ()  # lower-case hex, as everywhere else
     recorded: Counter[str] | None = None  # issue occurrences by code, as the store holds them
 
     def issue_counts(self) -> Counter[str]:
@@ -79,7 +79,7 @@ class ImportReport:
     derived: DeriveSummary | None = None
     completed: DeriveSummary | None = None  # what earlier imports had left underived
     pending: PendingDerivation | None = None  # still underived at the end (--no-derive)
-    skipped: list[Path] = field(default_factory=list)  # in named directories, not exports
+    skipped: list[Skipped] = field(default_factory=list)  # in named directories, and why
 
     @property
     def rejected(self) -> list[SourceResult]:
@@ -104,17 +104,17 @@ class ImportReport:
         return counts
 
 
-def plan(paths: Iterable[str | Path]) -> tuple[list[Path], list[SourceResult], list[Path]]:
+def plan(paths: Iterable[str | Path]) -> tuple[list[Path], list[SourceResult], list[Skipped]]:
     """The files to read, a rejected result for every pattern that matched nothing, and the
-    files of named directories that are not read (not an export's name)."""
+    entries of named directories that are not read (not an export's name, a dangling link)."""
     files: list[Path] = []
     missing: list[SourceResult] = []
-    skipped: list[Path] = []
+    skipped: list[Skipped] = []
     for item in expand_paths(paths):
         if isinstance(item, Missing):
             missing.append(_rejected(item.pattern, Code.E_UNREADABLE, item.why))
         elif isinstance(item, Skipped):
-            skipped.append(item.path)
+            skipped.append(item)
         else:
             files.append(item)
     return files, missing, skipped
@@ -124,28 +124,37 @@ def import_paths(
     db: Database,
     paths: Iterable[str | Path],
     options: ImportOptions | None = None,
-    on_progress: ProgressFn | None = None,
+    on_progress: ProgressFn | ImportProgress | None = None,
 ) -> ImportReport:
     """Import every file named by ``paths`` into ``db``; never raises on bad input.
 
     With ``options.derive``, first derives what earlier imports left underived, then, once
-    every source is in, the traces of the sources this call committed.
+    every source is in, the traces of the sources this call committed. ``on_progress`` hears
+    of every phase (`ImportProgress`), or is called with the bytes decoded (a plain function).
     """
     options = options or ImportOptions()
+    progress = _watcher(on_progress)
     files, missing, skipped = plan(paths)
     report = ImportReport(sources=missing, skipped=skipped)
     if options.derive:
-        report.completed = derive_pending(db)
+        report.completed = derive_pending(db, progress)
     import_id = db.next_import_id()
     with DecodePool(options.decode.workers) as pool:
-        for path in files:
-            report.sources.append(import_file(db, path, import_id, options, pool))
-            if on_progress is not None:
-                on_progress(report.sources[-1].bytes)
+        for k, path in enumerate(files, 1):
+            label = f"{k}/{len(files)} {path.name}"
+            report.sources.append(import_file(db, path, import_id, options, pool, progress, label))
     if options.derive:  # exactly the traces of the sources committed above
-        report.derived = derive_pending(db)
+        report.derived = derive_pending(db, progress)
     report.pending = db.pending_derivation()
     return report
+
+
+def _watcher(on_progress: ProgressFn | ImportProgress | None) -> ImportProgress:
+    if on_progress is None:
+        return Silent()
+    if hasattr(on_progress, "start") and hasattr(on_progress, "advance"):
+        return on_progress
+    return BytesDecoded(on_progress)
 
 
 class DecodePool:
@@ -216,6 +225,8 @@ def import_file(
     byte_range: tuple[int, int] | None = None,
     name: str | None = None,
     then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
+    progress: ImportProgress | None = None,
+    label: str = "",
 ) -> SourceResult:
     """Import one file, all or nothing, streaming it through the decoder batch by batch.
 
@@ -229,16 +240,22 @@ def import_file(
     any failure on the way, undoes every batch already written.
     """
     name = name or str(path)
+    progress = progress or Silent()
     try:
-        sha256, size = _digest(path, byte_range)
+        whole = _size(path) if byte_range is None else byte_range[1] - byte_range[0]
+        progress.start(Phase.HASH, whole, label or path.name)
+        sha256, size = _digest(path, progress.advance, byte_range)
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
     if db.has_source(sha256):
         return _unchanged(db, name, sha256, size, options)
     executor = pool.executor_for(size, options.decode) if pool is not None else None
     piece = min(options.decode.batch_bytes, READ_CHUNK)
+    progress.start(Phase.DECODE, size, label or path.name)
     chunks = (
-        file_chunks(path, piece) if byte_range is None else range_chunks(path, byte_range, piece)
+        file_chunks(path, piece, progress.advance)
+        if byte_range is None
+        else range_chunks(path, byte_range, piece, progress.advance)
     )
     stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
     try:
@@ -251,6 +268,7 @@ def import_file(
                 writer.abort()
                 return result
             trace_ids = tuple(sorted(stream.merger.trace_ids))
+            progress.start(Phase.COMMIT, None, label or path.name)
             committed = writer.finish(
                 decoded.ledger(),
                 stream.merger.closing_issues(),
@@ -284,19 +302,34 @@ def _unchanged(
     return SourceResult(name, "rejected", bytes=size, error=error)
 
 
-def _digest(path: Path, byte_range: tuple[int, int] | None = None) -> tuple[str, int]:
-    if byte_range is not None:
-        digest = hashlib.sha256()
-        for piece in range_chunks(path, byte_range):
-            digest.update(piece)
-        return digest.hexdigest(), byte_range[1] - byte_range[0]
-    with path.open("rb") as handle:
-        digest = hashlib.file_digest(handle, "sha256")
-        return digest.hexdigest(), handle.tell()
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def _digest(
+    path: Path, on_read: ProgressFn, byte_range: tuple[int, int] | None = None
+) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    pieces = (
+        file_chunks(path, READ_CHUNK, on_read)
+        if byte_range is None
+        else range_chunks(path, byte_range, READ_CHUNK, on_read)
+    )
+    for piece in pieces:
+        digest.update(piece)
+        size += len(piece)
+    return digest.hexdigest(), size
 
 
 def range_chunks(
-    path: Path, byte_range: tuple[int, int], size: int = READ_CHUNK
+    path: Path,
+    byte_range: tuple[int, int],
+    size: int = READ_CHUNK,
+    on_read: ProgressFn | None = None,
 ) -> Iterator[bytes]:
     """The bytes ``start`` to ``end`` of the file at ``path``, ``size`` at a time."""
     start, end = byte_range
@@ -305,6 +338,8 @@ def range_chunks(
         left = end - start
         while left > 0 and (piece := handle.read(min(size, left))):
             left -= len(piece)
+            if on_read is not None:
+                on_read(len(piece))
             yield piece
 
 
@@ -339,7 +374,7 @@ def _committed(
     result.outcome = "partial" if decoded.status == "partial" else "imported"
     result.spans = committed.span_rows
     result.spans_deduplicated = committed.spans_deduplicated
-    result.trace_ids = trace_ids
+    result.trace_ids = tuple(t.hex() for t in trace_ids)
     result.traces = len(trace_ids)
     result.recorded = Counter(committed.issue_counts)
     if committed.spans_deduplicated:

@@ -18,7 +18,7 @@ import duckdb
 
 from valuechain.errors import StoreError
 from valuechain.store import migrate, sqlfiles
-from valuechain.store.database import Database, connect
+from valuechain.store.database import STORAGE_COMPATIBILITY, Database, connect
 from valuechain.store.files import (
     file_size,
     replace_durably,
@@ -118,7 +118,9 @@ def vacuum_file(path: Path, memory_limit: str, verify: Callable[[Path], None]) -
         "free disk space (vacuum needs room for a copy of the store) and run it again",
     ) as work:
         # the store stays open (and locked against other processes) until the copy is in
-        con = duckdb.connect(str(path))
+        con = duckdb.connect(
+            str(path), config={"storage_compatibility_version": STORAGE_COMPATIBILITY}
+        )
         try:
             con.execute("SET memory_limit = $m", {"m": memory_limit})
             name = str(con.execute("SELECT current_database()").fetchall()[0][0])
