@@ -28,6 +28,8 @@ class DecodeOptions:
     batch_bytes: int = framing.DEFAULT_BATCH_BYTES
     # canonical NDJSON records take the msgspec fast path (``fast.py``); False: reference only
     fast: bool = True
+    # canonical NDJSON records and documents take the native path (``native.py``) first
+    native: bool = True
     # worker processes decoding the parts of a large source. 0 (the library default) decodes
     # in this process; the CLI uses 2. Workers re-import the caller's main module, so a script
     # that asks for them must guard its entry point (``if __name__ == "__main__":``).
@@ -50,6 +52,8 @@ class DecodedSource:
     tables: dict[str, pa.Table] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     rejection: IngestError | None = None
+    native_records: int = 0  # records decoded by the native path (``otlp/native.py``)
+    fast_records: int = 0  # by the msgspec fast path; the others by the reference decoder
 
     def ledger(self) -> SourceLedger:
         """What the store records of this source (its ``sources`` ledger row)."""

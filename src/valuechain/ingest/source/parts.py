@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import gc
+from dataclasses import replace
 
 import orjson
 
@@ -19,9 +20,11 @@ from valuechain.ingest.bytes import framing, json_values
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
 from valuechain.ingest.bytes.json_locate import Locator
 from valuechain.ingest.bytes.recognise import describe_text
+from valuechain.ingest.otlp import native
 from valuechain.ingest.otlp import proto as otlp_proto
 from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.issue_log import Where
+from valuechain.ingest.source.native_parts import LineRuns, native_result, valid_utf8
 from valuechain.ingest.source.records import PartResult, RecordDecoder
 
 
@@ -225,7 +228,32 @@ def decode_part(part: framing.Part, options: DecodeOptions) -> PartResult:
     enabled = gc.isenabled()
     gc.disable()
     try:
+        if options.native and options.fast:
+            result = _native_part(part, options)
+            if result is not None:
+                return result
         return PartDecoder(options).run_part(part)
     finally:
         if enabled:
             gc.enable()
+
+
+def _native_part(part: framing.Part, options: DecodeOptions) -> PartResult | None:
+    """The part through the native path where it may take it (None: it may not)."""
+    if isinstance(part, framing.Lines):
+        if not valid_utf8(part.data):
+            return None
+        slow = replace(options, native=False)
+        return LineRuns(part, options, lambda p: PartDecoder(slow).run_part(p)).run()
+    if not isinstance(part, framing.Whole):
+        return None
+    body = part.data[len(json_values.BOM) :] if part.data.startswith(json_values.BOM) else part.data
+    if body.lstrip()[:1] != b"{" or b"null" in body or not valid_utf8(body):
+        return None
+    table = native.parse(body, document=True)  # one document, or NDJSON under a part's size
+    if table is None or table.num_rows == 0:
+        return None
+    decoded = native.decode(table, options.large_value_threshold)
+    if not isinstance(decoded, native.Decoded):
+        return None
+    return native_result(decoded, table.num_rows)
