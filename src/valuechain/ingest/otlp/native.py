@@ -85,9 +85,9 @@ def _time(values: Any, records: Any, bad: set[int], *, required: bool) -> Any:
     if required:
         _bad(pc.is_null(values), records, bad)
     number = pc.cast(pc.if_else(ok, values, pa.scalar("0")), pa.uint64())
-    _bad(pc.greater(number, INT64_MAX), records, bad)
+    _bad(pc.greater(number, pa.scalar(INT64_MAX, pa.uint64())), records, bad)
     if required:
-        _bad(pc.equal(number, 0), records, bad)
+        _bad(pc.equal(number, pa.scalar(0, pa.uint64())), records, bad)
     return pc.if_else(ok, number, pa.scalar(None, pa.uint64()))
 
 
@@ -333,7 +333,7 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
             "span_row": ev_sp,
             "ordinal": ev_index,
             "time_unix_nano": pc.if_else(
-                pc.fill_null(pc.equal(ev_time, 0), False), pa.scalar(None, pa.uint64()), ev_time
+                pc.fill_null(pc.equal(ev_time, pa.scalar(0, pa.uint64())), False), pa.scalar(None, pa.uint64()), ev_time
             ),
             "name": pc.struct_field(ev, "name"),
             "dropped_attributes_count": ev_dropped,

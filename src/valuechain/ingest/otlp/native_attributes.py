@@ -85,7 +85,7 @@ def attribute_rows(groups: list[Owners], threshold: int, role_key: str) -> Attri
     strings = fields[nt.STRING_VALUE]
     bad = pc.or_kleene(bad, pc.fill_null(pc.greater(pc.utf8_length(strings), threshold), False))
     ints = fields[nt.INT_VALUE]
-    bad = pc.or_kleene(bad, pc.and_kleene(present[nt.INT_VALUE], pc.invert(nt.digits(ints, 18, sign=True))))
+    bad = pc.or_kleene(bad, pc.and_kleene(present[nt.INT_VALUE], pc.invert(nt.int64_text(ints))))
     doubles = fields[nt.DOUBLE_VALUE]
     bad = pc.or_kleene(bad, pc.fill_null(pc.greater(pc.abs(doubles), _EXACT_INT_DOUBLE), False))
     bad = pc.or_kleene(bad, present[nt.KVLIST_VALUE])
@@ -211,7 +211,7 @@ def _scalar_arrays(arrays: Any) -> tuple[Any, Any]:
         item_bad = pc.or_kleene(item_bad, pc.is_valid(pc.struct_field(flat, variant)))
     ints = item[nt.INT_VALUE]
     item_bad = pc.or_kleene(
-        item_bad, pc.and_kleene(present[nt.INT_VALUE], pc.invert(nt.digits(ints, 18, sign=True)))
+        item_bad, pc.and_kleene(present[nt.INT_VALUE], pc.invert(nt.int64_text(ints)))
     )
     if len(flat):
         bad_rows = pc.filter(parents, pc.fill_null(item_bad, True))

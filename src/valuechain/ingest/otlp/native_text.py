@@ -157,7 +157,7 @@ def decimal(values: Any, zero_is_null: bool = False) -> Any:
     text = pc.cast(values, pa.large_string())
     missing = pc.is_null(values)
     if zero_is_null:
-        missing = pc.or_kleene(missing, pc.equal(values, 0))
+        missing = pc.or_kleene(missing, pc.equal(values, pa.scalar(0, values.type)))
     return pc.if_else(pc.fill_null(missing, True), pa.scalar("null", pa.large_string()), text)
 
 
@@ -206,6 +206,16 @@ def digits(values: Any, most: int, sign: bool = False) -> Any:
         body = pc.if_else(negative, pc.utf8_slice_codeunits(values, 1), values)
     ok = pc.and_kleene(pc.ascii_is_decimal(body), pc.less_equal(pc.binary_length(body), most))
     return pc.fill_null(ok, False)
+
+
+def int64_text(values: Any) -> Any:
+    """Mask: present, a canonical decimal (optional ``-``) within int64 (null is False)."""
+    negative = pc.fill_null(pc.starts_with(values, "-"), False)
+    body = pc.if_else(negative, pc.utf8_slice_codeunits(values, 1), values)
+    size = pc.binary_length(body)
+    limit = pc.if_else(negative, "9223372036854775808", "9223372036854775807")
+    fits = pc.or_kleene(pc.less(size, 19), pc.and_kleene(pc.equal(size, 19), pc.less_equal(body, limit)))
+    return pc.fill_null(pc.and_kleene(pc.ascii_is_decimal(body), fits), False)
 
 
 def hex_id(values: Any, size: int) -> Any:

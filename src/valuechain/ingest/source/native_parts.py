@@ -1,7 +1,7 @@
 """Parts through the native path (``otlp/native.py``), with what it refuses decoded as before.
 
 A part of NDJSON lines is cut into runs: lines that may be canonical (an object on one line
-without a ``null`` token) are parsed together by Arrow's reader; a run that does not parse is
+without a ``null``, ``NaN`` or ``Infinity`` token) are parsed together by Arrow's reader; a run that does not parse is
 halved until the lines that fail are alone; the records ``native.decode`` refuses are taken
 out. Every other line goes, in order and with its own place in the source, through
 ``PartDecoder`` without the native path — the msgspec fast path and the reference decoder, as
@@ -24,6 +24,9 @@ from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.merge import ROW_TABLES, rebase
 from valuechain.ingest.source.records import PartResult
 
+# JSON null (Arrow reads it as absent; the reference may not) and bare NaN/Infinity (Arrow
+# reads them as doubles; the reference notes W_NONSTANDARD_JSON)
+REFUSED_TOKENS: Final = (b"null", b"NaN", b"Infinity")
 MAX_PARSES: Final = 64  # parse attempts per part before the rest of it goes the old way
 Fallback = Callable[[framing.Part], PartResult]
 
@@ -78,10 +81,11 @@ class LineRuns:
             stop > begin and data[begin] == 0x7B and data[stop - 1] == 0x7D
             for begin, stop in bounds
         ]
-        at = data.find(b"null")
-        while at >= 0:  # a null token (or the word inside a string): not the native path
-            eligible[bisect_right(self.starts, at) - 1] = False
-            at = data.find(b"null", at + 4)
+        for token in REFUSED_TOKENS:  # the token, or the word inside a string: not native
+            at = data.find(token)
+            while at >= 0:
+                eligible[bisect_right(self.starts, at) - 1] = False
+                at = data.find(token, at + len(token))
         segments: list[PartResult] = []
         i, n = 0, len(bounds)
         while i < n:

@@ -24,7 +24,12 @@ from valuechain.ingest.otlp import native
 from valuechain.ingest.otlp import proto as otlp_proto
 from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.issue_log import Where
-from valuechain.ingest.source.native_parts import LineRuns, native_result, valid_utf8
+from valuechain.ingest.source.native_parts import (
+    REFUSED_TOKENS,
+    LineRuns,
+    native_result,
+    valid_utf8,
+)
 from valuechain.ingest.source.records import PartResult, RecordDecoder
 
 
@@ -248,7 +253,9 @@ def _native_part(part: framing.Part, options: DecodeOptions) -> PartResult | Non
     if not isinstance(part, framing.Whole):
         return None
     body = part.data[len(json_values.BOM) :] if part.data.startswith(json_values.BOM) else part.data
-    if body.lstrip()[:1] != b"{" or b"null" in body or not valid_utf8(body):
+    if body.lstrip()[:1] != b"{" or any(t in body for t in REFUSED_TOKENS):
+        return None
+    if not valid_utf8(body):
         return None
     table = native.parse(body, document=True)  # one document, or NDJSON under a part's size
     if table is None or table.num_rows == 0:
