@@ -114,9 +114,9 @@ def attribute_rows(groups: list[Owners], threshold: int, role_key: str) -> Attri
         return Attributes(pa.table({}), {}, [], [], None, None, bad_records, n)
     # values, value types and each attribute's canonical piece: ["key","type",value]
     code = _repeat(len(_TYPES) - 1, n, pa.int8())  # empty
-    text = _repeat("", n, pa.large_string())
     int_values = pc.cast(pc.if_else(present[nt.INT_VALUE], ints, pa.scalar("0")), pa.int64())
     int_values = pc.if_else(present[nt.INT_VALUE], int_values, pa.scalar(None, pa.int64()))
+    texts = []  # each variant's text where it is present (null elsewhere), merged in one pass
     for index, (variant, _, _) in enumerate(_TYPES[:-1]):
         mask = present[variant]
         if not pc.any(mask).as_py():
@@ -124,10 +124,12 @@ def attribute_rows(groups: list[Owners], threshold: int, role_key: str) -> Attri
         code = pc.if_else(mask, pa.scalar(index, pa.int8()), code)
         if variant in (nt.DOUBLE_VALUE, nt.BYTES_VALUE):  # few: spelled in Python
             source = fields[variant] if variant == nt.DOUBLE_VALUE else bytes_values
-            texts = [_spelled(x) for x in pc.filter(source, mask).to_pylist()]
-            text = pc.replace_with_mask(text, mask, pa.array(texts, pa.large_string()))
+            spelled = [_spelled(x) for x in pc.filter(source, mask).to_pylist()]
+            empty = pa.nulls(n, pa.large_string())
+            texts.append(pc.replace_with_mask(empty, mask, pa.array(spelled, pa.large_string())))
             continue
-        text = pc.if_else(mask, _render(variant, fields, int_values, array_text), text)
+        texts.append(_render(variant, fields, int_values, array_text, mask))
+    text = pc.coalesce(*texts, pa.scalar("", pa.large_string()))
     value_type = pc.take(_TYPE_NAMES, code)
     piece = nt.concat('["', nt.escaped(key), pc.take(_MIDDLES, code), text, pc.take(_ENDS, code))
     table = pa.table(
@@ -267,17 +269,16 @@ _MIDDLES = pa.array(
 _ENDS = pa.array(['"]' if quoted else "]" for _, _, quoted in _TYPES], pa.large_string())
 
 
-def _render(variant: str, fields: dict[str, Any], ints: Any, arrays: Any) -> Any:
-    """The canonical value of one variant, without its quotes (``canonical`` as orjson
-    writes it)."""
+def _render(variant: str, fields: dict[str, Any], ints: Any, arrays: Any, mask: Any) -> Any:
+    """The canonical value of one variant where it is present, without its quotes
+    (``canonical`` as orjson writes it); null elsewhere."""
     if variant == nt.STRING_VALUE:
         return nt.escaped(fields[variant])
     if variant == nt.INT_VALUE:
         return pc.cast(ints, pa.large_string())
     if variant == nt.BOOL_VALUE:
-        flags = pc.fill_null(fields[variant], False)
-        return pc.if_else(flags, "true", "false").cast(pa.large_string())
-    return nt.escaped(pc.fill_null(arrays, ""))
+        return pc.if_else(fields[variant], "true", "false").cast(pa.large_string())
+    return pc.if_else(mask, nt.escaped(pc.fill_null(arrays, "")), pa.scalar(None, pa.large_string()))
 
 
 def _spelled(value: float | bytes) -> str:
