@@ -107,15 +107,11 @@ REFUSED = {
     "two variants": _request(
         _span(attributes=[{"key": "k", "value": {"stringValue": "a", "boolValue": True}}])
     ),
-    "duplicate key": _request(
-        _span(attributes=[{"key": "k", "value": {"stringValue": "a"}}] * 2)
-    ),
+    "duplicate key": _request(_span(attributes=[{"key": "k", "value": {"stringValue": "a"}}] * 2)),
     "dropped": _request(_span(droppedEventsCount=1)),
     "negative duration": _request(_span(endTimeUnixNano="1")),
     "missing time": _request(_span(startTimeUnixNano=...)),
-    "kvlist": _request(
-        _span(attributes=[{"key": "k", "value": {"kvlistValue": {"values": []}}}])
-    ),
+    "kvlist": _request(_span(attributes=[{"key": "k", "value": {"kvlistValue": {"values": []}}}])),
     "legacy dialect": orjson.dumps(
         {"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": [_span()]}]}]}
     ),
@@ -180,7 +176,9 @@ def _canonical_request(draw: st.DrawFn) -> dict[str, Any]:
         spans.append(span)
     scope = {"name": draw(_TEXT), "attributes": draw(_CANONICAL_ATTRIBUTES)}
     resource = {"attributes": draw(_CANONICAL_ATTRIBUTES)}
-    return {"resourceSpans": [{"resource": resource, "scopeSpans": [{"scope": scope, "spans": spans}]}]}
+    return {
+        "resourceSpans": [{"resource": resource, "scopeSpans": [{"scope": scope, "spans": spans}]}]
+    }
 
 
 @FAST

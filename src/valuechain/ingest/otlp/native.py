@@ -25,7 +25,7 @@ import pyarrow.json as pa_json
 
 from valuechain.contract import tables
 from valuechain.contract.tables import INT64_MAX, MCP_APP_ROLE
-from valuechain.ingest.otlp import canonical
+from valuechain.ingest.otlp import native_tables as tb
 from valuechain.ingest.otlp import native_text as nt
 from valuechain.ingest.otlp.native_attributes import Owners, attribute_rows
 from valuechain.ingest.otlp.scalars import UINT32_MAX
@@ -105,7 +105,7 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
     record_ids = nt.arange(n_records)
     requests = table.column("resourceSpans").combine_chunks()
     _bad(pc.fill_null(pc.equal(pc.list_value_length(requests), 0), True), record_ids, bad)
-    rs, rs_parent, rs_index, rs_rec = _flat(requests, record_ids)
+    rs, _, rs_index, rs_rec = _flat(requests, record_ids)
     resource = pc.struct_field(rs, "resource")
     res_dropped = pc.fill_null(pc.struct_field(resource, "droppedAttributesCount"), 0)
     _bad(nt.outside(res_dropped, 0, UINT32_MAX), rs_rec, bad)
@@ -163,9 +163,7 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
         pc.take(before, pc.take(_exclusive_starts(span_lists), first_scope)),
     )
     ev_seq = pc.add(pc.add(pc.take(span_seq, ev_sp), 1), ev_index)
-    ln_seq = pc.add(
-        pc.add(pc.take(span_seq, ln_sp), pc.add(pc.take(n_events, ln_sp), 1)), ln_index
-    )
+    ln_seq = pc.add(pc.add(pc.take(span_seq, ln_sp), pc.add(pc.take(n_events, ln_sp), 1)), ln_index)
     groups = [
         Owners("resource", pc.struct_field(resource, "attributes"), rs_rec, res_seq),
         Owners("scope", pc.struct_field(scope, "attributes"), ss_rec, scope_seq),
@@ -178,41 +176,34 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
         return attrs.bad_records
     # resources and scopes: few; their identities and owner texts are written in Python
     rs_url = pc.struct_field(rs, "schemaUrl")
-    res_identity, res_hash = [], []
-    for url, dropped, canon, keys, pieces in zip(
+    res_identity, res_hash = tb.resource_identities(
         rs_url.to_pylist(),
         res_dropped.to_pylist(),
         attrs.canon["resource"].to_pylist(),
         attrs.resource_keys,
         attrs.resource_pieces,
-        strict=True,
-    ):
-        head = _dumps(url or None) + b"," + str(dropped or 0).encode() + b","
-        res_identity.append(_sha256(b"[" + head + canon.encode() + b"]").digest())
-        content = ",".join(p for k, p in zip(keys, pieces, strict=True) if not canonical.is_envelope(k))
-        res_hash.append(_sha256(f"[{content}]".encode()).hexdigest())
+    )
     ss_url = pc.struct_field(ss, "schemaUrl")
     names, versions = pc.struct_field(scope, "name"), pc.struct_field(scope, "version")
-    scope_identity, owner_json = [], []
-    for r, name, version, url, dropped, canon in zip(
-        ss_rs.to_pylist(),
-        names.to_pylist(),
-        versions.to_pylist(),
-        ss_url.to_pylist(),
-        scope_dropped.to_pylist(),
-        attrs.canon["scope"].to_pylist(),
-        strict=True,
-    ):
-        head = _dumps([res_identity[r].hex(), name or None, version or None, url or None])
-        scope_identity.append(
-            _sha256(head[:-1] + b"," + str(dropped or 0).encode() + b"," + canon.encode() + b"]").digest()
-        )
-        owner = _dumps([res_hash[r], name or None, version or None])[:-1] + b"," + canon.encode() + b"]"
-        owner_json.append(_dumps(owner.decode()).decode())
+    scope_identity, owner_json = tb.scope_identities(
+        res_identity,
+        res_hash,
+        zip(
+            ss_rs.to_pylist(),
+            names.to_pylist(),
+            versions.to_pylist(),
+            ss_url.to_pylist(),
+            scope_dropped.to_pylist(),
+            attrs.canon["scope"].to_pylist(),
+            strict=True,
+        ),
+    )
     # spans: canonical content, vectorised, then one sha256 each
     trace_hex = pc.utf8_lower(f["traceId"])
     span_hex = pc.utf8_lower(f["spanId"])
-    parent_hex = pc.if_else(parent_ok, pc.utf8_lower(f["parentSpanId"]), pa.scalar(None, pa.string()))
+    parent_hex = pc.if_else(
+        parent_ok, pc.utf8_lower(f["parentSpanId"]), pa.scalar(None, pa.string())
+    )
     ev_canon = nt.concat(
         "[",
         nt.decimal(ev_time, zero_is_null=True),
@@ -280,7 +271,7 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
             "resource_index": rs_index,
             "schema_url": rs_url,
             "dropped_attributes_count": res_dropped,
-            "content_hash": _fixed(res_identity, 32),
+            "content_hash": tb.fixed(res_identity, 32),
         },
         "scopes": {
             "scope_row": nt.arange(len(ss)),
@@ -289,7 +280,7 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
             "version": versions,
             "schema_url": ss_url,
             "dropped_attributes_count": scope_dropped,
-            "content_hash": _fixed(scope_identity, 32),
+            "content_hash": tb.fixed(scope_identity, 32),
         },
         "spans": {
             "span_row": nt.arange(n_spans),
@@ -298,7 +289,7 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
             "record_index": sp_rec,
             "trace_id": nt.id_bytes(f["traceId"], 16),
             "span_id": nt.id_bytes(f["spanId"], 8),
-            "parent_span_id": _optional_ids(parent_hex, 8),
+            "parent_span_id": tb.optional_ids(parent_hex, 8),
             "trace_state": f["traceState"],
             "flags": flags,
             "name": f["name"],
@@ -306,18 +297,18 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
             "kind_name_raw": pa.nulls(n_spans, pa.string()),
             "start_time_unix_nano": start,
             "end_time_unix_nano": end,
-            "start_time": _timestamp(start),
-            "end_time": _timestamp(end),
+            "start_time": tb.timestamp(start),
+            "end_time": tb.timestamp(end),
             "duration_ns": pc.subtract(end.cast(pa.int64()), start.cast(pa.int64())),
             "status_code": code,
             "status_code_name_raw": pa.nulls(n_spans, pa.string()),
             "status_message": message,
-            "dropped_attributes_count": _zeros(n_spans),
-            "dropped_events_count": _zeros(n_spans),
-            "dropped_links_count": _zeros(n_spans),
+            "dropped_attributes_count": tb.zeros(n_spans),
+            "dropped_events_count": tb.zeros(n_spans),
+            "dropped_links_count": tb.zeros(n_spans),
             "oi_span_kind": attrs.oi_kind,
             "mcp_app_role": attrs.role,
-            "content_hash": _hashes(canon_text),
+            "content_hash": tb.hashes(canon_text),
             "json_path": nt.concat(
                 "resourceSpans[",
                 nt.decimal(pc.take(rs_index, sp_rs)),
@@ -333,7 +324,9 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
             "span_row": ev_sp,
             "ordinal": ev_index,
             "time_unix_nano": pc.if_else(
-                pc.fill_null(pc.equal(ev_time, pa.scalar(0, pa.uint64())), False), pa.scalar(None, pa.uint64()), ev_time
+                pc.fill_null(pc.equal(ev_time, pa.scalar(0, pa.uint64())), False),
+                pa.scalar(None, pa.uint64()),
+                ev_time,
             ),
             "name": pc.struct_field(ev, "name"),
             "dropped_attributes_count": ev_dropped,
@@ -350,62 +343,24 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
         },
     }
     events = out["events"]
-    events["time"] = _timestamp(events["time_unix_nano"])
-    result = {name: _conform(name, cols) for name, cols in out.items()}
-    result["attributes"] = _conform("attributes", dict(zip(attrs.table.column_names, attrs.table.columns, strict=True)))
+    events["time"] = tb.timestamp(events["time_unix_nano"])
+    result = {name: tb.conform(name, cols) for name, cols in out.items()}
+    result["attributes"] = tb.conform(
+        "attributes", dict(zip(attrs.table.column_names, attrs.table.columns, strict=True))
+    )
     for name in ("large_values", "quarantine", "unknown_fields"):
         result[name] = tables.SPAN_TABLES[name].empty_table()
     return Decoded(result, n_spans, attrs.count)
 
 
 SCHEMA_SPAN_FIELDS = tuple(
-    f.name for f in SCHEMA.field("resourceSpans").type.value_type.field("scopeSpans").type.value_type.field("spans").type.value_type
+    f.name
+    for f in SCHEMA.field("resourceSpans")
+    .type.value_type.field("scopeSpans")
+    .type.value_type.field("spans")
+    .type.value_type
 )
 
 
 def _exclusive_starts(lists: Any) -> Any:
     return _exclusive_cumsum(_lengths(lists))
-
-
-def _zeros(n: int) -> Any:
-    return pc.fill_null(pa.nulls(n, pa.uint32()), 0) if n else pa.array([], pa.uint32())
-
-
-def _timestamp(values: Any) -> Any:
-    return pc.cast(pc.cast(values, pa.int64()), pa.timestamp("ns", tz="UTC"))
-
-
-def _fixed(digests: list[bytes], size: int) -> pa.Array:
-    return pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(size), len(digests), [None, pa.py_buffer(b"".join(digests))]
-    )
-
-
-def _optional_ids(hex_values: Any, size: int) -> pa.Array:
-    present = pc.is_valid(hex_values)
-    values = [None if h is None else bytes.fromhex(h) for h in hex_values.to_pylist()]
-    del present
-    return pa.array(values, pa.binary(size))
-
-
-def _hashes(texts: Any) -> pa.Array:
-    """One sha256 per canonical text, over the Arrow buffer without copying each text."""
-    texts = texts.cast(pa.large_string())
-    if len(texts) == 0:
-        return pa.array([], pa.binary(32))
-    _, offsets_buffer, data_buffer = texts.buffers()
-    offsets = memoryview(offsets_buffer).cast("q")[texts.offset : texts.offset + len(texts) + 1]
-    data = memoryview(data_buffer)
-    digests = [_sha256(data[offsets[i] : offsets[i + 1]]).digest() for i in range(len(texts))]
-    return _fixed(digests, 32)
-
-
-def _conform(name: str, cols: dict[str, Any]) -> pa.Table:
-    schema = tables.SPAN_TABLES[name]
-    arrays = {}
-    for fld in schema:
-        column = cols[fld.name]
-        if isinstance(column, pa.ChunkedArray):
-            column = column.combine_chunks()
-        arrays[fld.name] = column.cast(fld.type)
-    return tables.conform(pa.table(arrays), schema)

@@ -152,7 +152,6 @@ def attribute_rows(groups: list[Owners], threshold: int, role_key: str) -> Attri
     # canonical text per owner: pieces in key order, grouped by owner
     canon: dict[str, Any] = {}
     sorted_piece = pc.take(piece, by_key)
-    start = 0
     resource_keys: list[list[str]] = []
     resource_pieces: list[list[str]] = []
     oi_kind = role = None
@@ -170,9 +169,7 @@ def attribute_rows(groups: list[Owners], threshold: int, role_key: str) -> Attri
             strings_of = pc.struct_field(p["value"], nt.STRING_VALUE)
             oi_kind = _first(owners, p["key"], strings_of, OI_SPAN_KIND, len(g.kvs))
             role = _first(owners, p["key"], strings_of, role_key, len(g.kvs))
-    return Attributes(
-        table, canon, resource_keys, resource_pieces, oi_kind, role, set(), n
-    )
+    return Attributes(table, canon, resource_keys, resource_pieces, oi_kind, role, set(), n)
 
 
 def _per_owner(keys: Any, pieces: Any, lengths: Any) -> tuple[list[list[str]], list[list[str]]]:
@@ -263,7 +260,10 @@ _TYPES = (
 )
 _TYPE_NAMES = pa.array([name for _, name, _ in _TYPES], pa.string())
 _MIDDLES = pa.array(
-    [f'","{name}",' + ('"' if quoted else "null" if name == "empty" else "") for _, name, quoted in _TYPES],
+    [
+        f'","{name}",' + ('"' if quoted else "null" if name == "empty" else "")
+        for _, name, quoted in _TYPES
+    ],
     pa.large_string(),
 )
 _ENDS = pa.array(['"]' if quoted else "]" for _, _, quoted in _TYPES], pa.large_string())
@@ -278,7 +278,9 @@ def _render(variant: str, fields: dict[str, Any], ints: Any, arrays: Any, mask: 
         return pc.cast(ints, pa.large_string())
     if variant == nt.BOOL_VALUE:
         return pc.if_else(fields[variant], "true", "false").cast(pa.large_string())
-    return pc.if_else(mask, nt.escaped(pc.fill_null(arrays, "")), pa.scalar(None, pa.large_string()))
+    return pc.if_else(
+        mask, nt.escaped(pc.fill_null(arrays, "")), pa.scalar(None, pa.large_string())
+    )
 
 
 def _spelled(value: float | bytes) -> str:

@@ -33,10 +33,21 @@ ANY_VALUE = pa.struct(
     [
         *_SCALARS,
         (ARRAY_VALUE, pa.struct([("values", pa.list_(_ANY0))])),
-        (KVLIST_VALUE, pa.struct([("values", pa.list_(pa.struct([("key", pa.string()), ("value", _ANY0)])))])),
+        (
+            KVLIST_VALUE,
+            pa.struct([("values", pa.list_(pa.struct([("key", pa.string()), ("value", _ANY0)])))]),
+        ),
     ]
 )
-VARIANTS = (STRING_VALUE, INT_VALUE, BOOL_VALUE, DOUBLE_VALUE, BYTES_VALUE, ARRAY_VALUE, KVLIST_VALUE)
+VARIANTS = (
+    STRING_VALUE,
+    INT_VALUE,
+    BOOL_VALUE,
+    DOUBLE_VALUE,
+    BYTES_VALUE,
+    ARRAY_VALUE,
+    KVLIST_VALUE,
+)
 _KVS = pa.list_(pa.struct([("key", pa.string()), ("value", ANY_VALUE)]))
 _COUNT = pa.int64()
 
@@ -214,7 +225,9 @@ def int64_text(values: Any) -> Any:
     body = pc.if_else(negative, pc.utf8_slice_codeunits(values, 1), values)
     size = pc.binary_length(body)
     limit = pc.if_else(negative, "9223372036854775808", "9223372036854775807")
-    fits = pc.or_kleene(pc.less(size, 19), pc.and_kleene(pc.equal(size, 19), pc.less_equal(body, limit)))
+    fits = pc.or_kleene(
+        pc.less(size, 19), pc.and_kleene(pc.equal(size, 19), pc.less_equal(body, limit))
+    )
     return pc.fill_null(pc.and_kleene(pc.ascii_is_decimal(body), fits), False)
 
 

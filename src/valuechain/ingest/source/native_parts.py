@@ -1,11 +1,12 @@
 """Parts through the native path (``otlp/native.py``), with what it refuses decoded as before.
 
 A part of NDJSON lines is cut into runs: lines that may be canonical (an object on one line
-without a ``null``, ``NaN`` or ``Infinity`` token) are parsed together by Arrow's reader; a run that does not parse is
-halved until the lines that fail are alone; the records ``native.decode`` refuses are taken
-out. Every other line goes, in order and with its own place in the source, through
-``PartDecoder`` without the native path — the msgspec fast path and the reference decoder, as
-before. The runs' results are folded into one ``PartResult`` exactly as ``SourceMerger`` folds
+without a ``null``, ``NaN`` or ``Infinity`` token) are parsed together by Arrow's reader; a
+run that does not parse is halved until the lines that fail are alone; the records
+``native.decode`` refuses are taken out. Every other line goes, in order and with its own
+place in the source, through ``PartDecoder`` without the native path — the msgspec fast path
+and the reference decoder, as before. The runs' results are folded into one ``PartResult``
+exactly as ``SourceMerger`` folds
 parts, so the part reads as if one decoder had read it.
 """
 
