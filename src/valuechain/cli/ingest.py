@@ -43,7 +43,12 @@ from valuechain.report.formats import Format
     type=click.IntRange(min=0),
     default=min(2, os.cpu_count() or 1),
     show_default=True,
-    help="Processes decoding a large source's batches beside the one committing them.",
+    help="Workers decoding a large source's batches beside the one committing them.",
+)
+@click.option(
+    "--worker-processes",
+    is_flag=True,
+    help="Decode in worker processes rather than threads (the native path's default).",
 )
 @ANALYZER
 @click.option("--no-derive", is_flag=True, help="Import spans only; derive chains later.")
@@ -56,6 +61,7 @@ def import_cmd(
     large_value_threshold: int | None,
     max_decompressed_bytes: int | None,
     workers: int,
+    worker_processes: bool,
     analyzer: int,
     no_derive: bool,
 ) -> None:
@@ -69,6 +75,8 @@ def import_cmd(
         if v
     }
     extra["workers"] = workers
+    if worker_processes:
+        extra["worker_processes"] = True
     with open_store(ctx, settle=False) as store:  # the import derives what is pending first
         report = run_import(
             store,

@@ -34,6 +34,10 @@ class DecodeOptions:
     # in this process; the CLI uses 2. Workers re-import the caller's main module, so a script
     # that asks for them must guard its entry point (``if __name__ == "__main__":``).
     workers: int = 0
+    # the workers are threads while the native path decodes (Arrow parses and computes with
+    # the GIL released: both cores, no pickled batches, no fork server); processes when asked
+    # here or when the native path is off (the msgspec and reference decoders hold the GIL)
+    worker_processes: bool = False
 
 
 @dataclass(slots=True)
