@@ -37,13 +37,14 @@ from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
 
 MB = 1 << 20
-_BYTES_PER_TRIAL = 24_000  # about, for sizing the synthetic export
+_BYTES_PER_TRIAL = 22_300  # about, for sizing the synthetic export (rounded up below)
 
 
 def _config(size_mb: int) -> SynthConfig:
     trials = max(1, int(size_mb * MB / _BYTES_PER_TRIAL))
     cases, models, runs = 20, 4, 5
-    return SynthConfig(runs=runs, cases=cases, models=models, reps=max(1, trials // 400), seed=1)
+    reps = max(1, -(-trials // (cases * models * runs)))  # at least the size asked for
+    return SynthConfig(runs=runs, cases=cases, models=models, reps=reps, seed=1)
 
 
 def synthetic(size_mb: int, **framing: object) -> Path:
