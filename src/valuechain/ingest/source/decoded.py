@@ -30,8 +30,8 @@ class DecodeOptions:
     fast: bool = True
     # canonical NDJSON records and documents take the native path (``native.py``) first
     native: bool = True
-    # worker processes decoding the parts of a large source. 0 (the library default) decodes
-    # in this process; the CLI uses 2. Workers re-import the caller's main module, so a script
+    # workers decoding the parts of a large source. 0 (the library default) decodes in this
+    # process; the CLI uses 2. Worker processes re-import the caller's main module, so a script
     # that asks for them must guard its entry point (``if __name__ == "__main__":``).
     workers: int = 0
     # the workers are threads while the native path decodes (Arrow parses and computes with
