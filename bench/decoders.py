@@ -35,93 +35,6 @@ from bench.ingest import MB, both_cores, simdjson_parse, synthetic_ndjson
 from valuechain.ingest.decode import DecodeOptions, decode_export
 from valuechain.ingest.otlp import native
 
-# ---------------------------------------------------------------------------- the OTLP shape
-_MAX_ANY_DEPTH = 2  # arrayValue / kvlistValue nesting the explicit schemas spell out
-
-
-def _any_value(depth: int) -> pa.DataType:
-    fields = [
-        ("stringValue", pa.string()),
-        ("intValue", pa.string()),
-        ("boolValue", pa.bool_()),
-        ("doubleValue", pa.float64()),
-        ("bytesValue", pa.string()),
-    ]
-    if depth > 0:
-        inner = _any_value(depth - 1)
-        pair = pa.struct([("key", pa.string()), ("value", inner)])
-        fields.append(("arrayValue", pa.struct([("values", pa.list_(inner))])))
-        fields.append(("kvlistValue", pa.struct([("values", pa.list_(pair))])))
-    return pa.struct(fields)
-
-
-def otlp_arrow_schema() -> pa.Schema:
-    """ExportTraceServiceRequest as an Arrow schema (camelCase OTLP/JSON field names)."""
-    kvs = pa.list_(pa.struct([("key", pa.string()), ("value", _any_value(_MAX_ANY_DEPTH))]))
-    count = pa.int64()
-    span = pa.struct(
-        [
-            ("traceId", pa.string()),
-            ("spanId", pa.string()),
-            ("parentSpanId", pa.string()),
-            ("traceState", pa.string()),
-            ("flags", count),
-            ("name", pa.string()),
-            ("kind", count),
-            ("startTimeUnixNano", pa.string()),
-            ("endTimeUnixNano", pa.string()),
-            ("attributes", kvs),
-            ("droppedAttributesCount", count),
-            (
-                "events",
-                pa.list_(
-                    pa.struct(
-                        [
-                            ("timeUnixNano", pa.string()),
-                            ("name", pa.string()),
-                            ("attributes", kvs),
-                            ("droppedAttributesCount", count),
-                        ]
-                    )
-                ),
-            ),
-            ("droppedEventsCount", count),
-            (
-                "links",
-                pa.list_(
-                    pa.struct(
-                        [
-                            ("traceId", pa.string()),
-                            ("spanId", pa.string()),
-                            ("traceState", pa.string()),
-                            ("attributes", kvs),
-                            ("droppedAttributesCount", count),
-                            ("flags", count),
-                        ]
-                    )
-                ),
-            ),
-            ("droppedLinksCount", count),
-            ("status", pa.struct([("message", pa.string()), ("code", count)])),
-        ]
-    )
-    scope = pa.struct(
-        [
-            ("name", pa.string()),
-            ("version", pa.string()),
-            ("attributes", kvs),
-            ("droppedAttributesCount", count),
-        ]
-    )
-    scope_spans = pa.struct(
-        [("scope", scope), ("schemaUrl", pa.string()), ("spans", pa.list_(span))]
-    )
-    resource = pa.struct([("attributes", kvs), ("droppedAttributesCount", count)])
-    resource_spans = pa.struct(
-        [("resource", resource), ("schemaUrl", pa.string()), ("scopeSpans", pa.list_(scope_spans))]
-    )
-    return pa.schema([("resourceSpans", pa.list_(resource_spans))])
-
 
 def _duckdb_type(arrow: pa.DataType) -> str:
     if pa.types.is_struct(arrow):
@@ -149,7 +62,7 @@ def run(size_mb: int = 200) -> list[Timing]:
     path = synthetic_ndjson(max(size_mb, 200))
     data = path.read_bytes()
     megabytes = len(data) / MB
-    schema = otlp_arrow_schema()
+    schema = native.SCHEMA
 
     def pyarrow_json(threads: bool = True) -> int:
         table = pa_json.read_json(

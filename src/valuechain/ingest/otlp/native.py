@@ -66,6 +66,20 @@ def _flat(lists: Any, parent_records: Any) -> tuple[Any, Any, Any, Any]:
     return items, parents, nt.positions(lists, parents), pc.take(parent_records, parents)
 
 
+def _nonempty(lists: Any, records: Any, bad: set[int]) -> tuple[Any, Any, Any, Any]:
+    """``_flat`` of envelope lists; an empty one is I_EMPTY_ENVELOPE: the record is refused."""
+    _bad(pc.equal(_lengths(lists), 0), records, bad)
+    return _flat(lists, records)
+
+
+def _owner(items: Any, name: str, records: Any, bad: set[int]) -> tuple[Any, Any]:
+    """The resource (scope) of each item and its dropped-attributes count (uint32 or refused)."""
+    owner = pc.struct_field(items, name)
+    dropped = pc.fill_null(pc.struct_field(owner, "droppedAttributesCount"), 0)
+    _bad(nt.outside(dropped, 0, UINT32_MAX), records, bad)
+    return owner, dropped
+
+
 def _lengths(lists: Any) -> Any:
     return pc.fill_null(pc.list_value_length(lists), 0).cast(pa.int64())
 
@@ -106,18 +120,12 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
     requests = table.column("resourceSpans").combine_chunks()
     _bad(pc.fill_null(pc.equal(pc.list_value_length(requests), 0), True), record_ids, bad)
     rs, _, rs_index, rs_rec = _flat(requests, record_ids)
-    resource = pc.struct_field(rs, "resource")
-    res_dropped = pc.fill_null(pc.struct_field(resource, "droppedAttributesCount"), 0)
-    _bad(nt.outside(res_dropped, 0, UINT32_MAX), rs_rec, bad)
+    resource, res_dropped = _owner(rs, "resource", rs_rec, bad)
     scope_lists = pc.struct_field(rs, "scopeSpans")
-    _bad(pc.equal(_lengths(scope_lists), 0), rs_rec, bad)
-    ss, ss_rs, ss_index, ss_rec = _flat(scope_lists, rs_rec)
-    scope = pc.struct_field(ss, "scope")
-    scope_dropped = pc.fill_null(pc.struct_field(scope, "droppedAttributesCount"), 0)
-    _bad(nt.outside(scope_dropped, 0, UINT32_MAX), ss_rec, bad)
+    ss, ss_rs, ss_index, ss_rec = _nonempty(scope_lists, rs_rec, bad)
+    scope, scope_dropped = _owner(ss, "scope", ss_rec, bad)
     span_lists = pc.struct_field(ss, "spans")
-    _bad(pc.equal(_lengths(span_lists), 0), ss_rec, bad)
-    sp, sp_ss, sp_index, sp_rec = _flat(span_lists, ss_rec)
+    sp, sp_ss, sp_index, sp_rec = _nonempty(span_lists, ss_rec, bad)
     sp_rs = pc.take(ss_rs, sp_ss)
     f = {name: pc.struct_field(sp, name) for name in SCHEMA_SPAN_FIELDS}
     _ids(f["traceId"], 16, sp_rec, bad)
@@ -204,64 +212,40 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
     parent_hex = pc.if_else(
         parent_ok, pc.utf8_lower(f["parentSpanId"]), pa.scalar(None, pa.string())
     )
-    ev_canon = nt.concat(
-        "[",
+    ev_canon = nt.json_list(
         nt.decimal(ev_time, zero_is_null=True),
-        ",",
         nt.quoted(pc.struct_field(ev, "name")),
-        ",",
         nt.decimal(ev_dropped),
-        ",",
         attrs.canon["event"],
-        "]",
     )
     ln_trace_state = pc.struct_field(ln, "traceState")
-    ln_canon = nt.concat(
-        '["',
-        pc.utf8_lower(ln_trace),
-        '","',
-        pc.utf8_lower(ln_span),
-        '",',
+    ln_canon = nt.json_list(
+        nt.quoted(pc.utf8_lower(ln_trace)),
+        nt.quoted(pc.utf8_lower(ln_span)),
         nt.quoted(ln_trace_state),
-        ",",
         nt.decimal(ln_flags, zero_is_null=True),
-        ",",
         attrs.canon["link"],
-        "]",
     )
     message = pc.struct_field(status, "message")
-    canon_text = nt.concat(
-        "[",
+    canon_text = nt.json_list(  # canonical.span_hash's list, as orjson writes it
         pc.take(pa.array(owner_json, pa.large_string()), sp_ss),
-        ',"',
-        trace_hex,
-        '","',
-        span_hex,
-        '",',
+        nt.quoted(trace_hex),
+        nt.quoted(span_hex),
         nt.quoted(parent_hex),
-        ",",
         nt.quoted(f["traceState"]),
-        ",",
         nt.decimal(flags, zero_is_null=True),
-        ",",
         nt.quoted(f["name"]),
-        ",",
         nt.decimal(kind),
-        ",null,",
+        "null",  # kind_name_raw: kind is known
         nt.decimal(start),
-        ",",
         nt.decimal(end),
-        ",",
         nt.decimal(code),
-        ",null,",
+        "null",  # status_code_name_raw
         nt.quoted(message),
-        ",[0,0,0],",
+        "[0,0,0]",  # dropped counts (a span with any falls back)
         attrs.canon["span"],
-        ",",
         nt.joined(ev_canon, n_events),
-        ",",
         nt.joined(ln_canon, n_links),
-        "]",
     )
     n_spans = len(sp)
     out = {

@@ -178,6 +178,15 @@ def concat(*parts: Any) -> Any:
     return pc.binary_join_element_wise(*args, pa.scalar("", pa.large_string()))
 
 
+def json_list(*items: Any) -> Any:
+    """``[a,b,…]`` element-wise: items already JSON text (arrays, or literal tokens)."""
+    parts: list[Any] = ["["]
+    for item in items:
+        parts += [item, ","]
+    parts[-1] = "]"
+    return concat(*parts)
+
+
 def joined(pieces: Any, lengths: Any) -> Any:
     """``[a,b,…]`` per owner, from the owners' pieces in order and how many each has."""
     offsets = pc.cumulative_sum(pc.fill_null(lengths, 0).cast(pa.int64()))
