@@ -77,6 +77,27 @@ def test_a_synthetic_export_takes_the_native_path_whole_and_in_parts(tmp_path: P
     assert native.native_records == 1
 
 
+@pytest.mark.parametrize(
+    "shape",
+    ["crlf", "blank lines", "bom", "no final newline", "two on one line", "leading spaces"],
+)
+def test_line_shapes_decode_identically(tmp_path: Path, shape: str) -> None:
+    path = write_export(tmp_path / "a.jsonl", SynthConfig(runs=1, seed=5), ndjson=True).path
+    lines = path.read_bytes().splitlines()[:4]
+    data = {
+        "crlf": b"\r\n".join(lines) + b"\r\n",
+        "blank lines": lines[0] + b"\n\n" + lines[1] + b"\n   \n" + lines[2],
+        "bom": b"\xef\xbb\xbf" + b"\n".join(lines),
+        "no final newline": b"\n".join(lines),
+        "two on one line": lines[0] + lines[1] + b"\n" + lines[2],
+        "leading spaces": b"  " + lines[0] + b"\n" + lines[1],
+    }[shape]
+    for batch_bytes in (1 << 30, 1_000):
+        native, exact = _paths(data, "a.jsonl", batch_bytes=batch_bytes)
+        _identical(native, exact)
+        assert native.native_records > 0
+
+
 # ---------------------------------------------------------------------------- refusals
 def _span(**fields: Any) -> dict[str, Any]:
     span = {

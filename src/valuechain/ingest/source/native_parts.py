@@ -79,7 +79,9 @@ class LineRuns:
     def run(self) -> PartResult:
         data, bounds = self.part.data, self.bounds
         eligible = [
-            stop > begin and data[begin] == 0x7B and data[stop - 1] == 0x7D
+            stop > begin
+            and data[begin] == 0x7B
+            and data[stop - 1 - (data[stop - 1] == 0x0D)] == 0x7D
             for begin, stop in bounds
         ]
         for token in REFUSED_TOKENS:  # the token, or the word inside a string: not native
