@@ -33,7 +33,7 @@ FIXTURES = sorted(
 
 
 def _paths(data: bytes, name: str, **options: Any) -> tuple[DecodedSource, DecodedSource]:
-    native = decode_export(data, name, DecodeOptions(**options))
+    native = decode_export(data, name, DecodeOptions(native_parts=True, **options))
     exact = decode_export(data, name, DecodeOptions(fast=False, **options))
     return native, exact
 
@@ -55,6 +55,8 @@ def test_every_fixture_decodes_identically_through_the_native_path(
     native, exact = _paths(path.read_bytes(), path.name, batch_bytes=batch_bytes)
     _identical(native, exact)
     assert exact.native_records == 0
+    default = decode_export(path.read_bytes(), path.name, DecodeOptions(batch_bytes=batch_bytes))
+    _identical(default, exact)
 
 
 def test_the_fixtures_include_the_conformance_set_and_the_corpus() -> None:

@@ -136,7 +136,7 @@ def import_paths(
         report.completed = derive_pending(db)
     import_id = db.next_import_id()
     decode = options.decode
-    threads = decode.native and decode.fast and not decode.worker_processes
+    threads = decode.native_parts and decode.fast and not decode.worker_processes
     with DecodePool(decode.workers, threads=threads) as pool:
         for path in files:
             report.sources.append(import_file(db, path, import_id, options, pool))

@@ -138,6 +138,16 @@ class PartDecoder(RecordDecoder):
                 issue.byte_offset = offset
                 issue.line, issue.column = locator.line_column(offset)
 
+    def took_single_document(self, data: bytes) -> bool:
+        """Whether the msgspec fast path took ``data`` as one canonical document."""
+        if self.fast is None or data.lstrip(json_values.BOM).lstrip()[:1] != b"{":
+            return False
+        self._check_utf8(data, 0)
+        if not self._whole_fast(data):
+            return False
+        self.framing = "single"
+        return True
+
     def _whole_fast(self, data: bytes) -> bool:
         body, line, offset = json_values.first_value(data)
         if not self._took_fast(body, Where(0, line, offset)):
@@ -234,9 +244,14 @@ def decode_part(part: framing.Part, options: DecodeOptions) -> PartResult:
     gc.disable()
     try:
         if options.native and options.fast:
-            result = _native_part(part, options)
-            if result is not None:
-                return result
+            if isinstance(part, framing.Whole) and not options.native_parts:
+                single = PartDecoder(replace(options, native=False))
+                if single.took_single_document(part.data):  # msgspec's, one canonical record
+                    return single.result()
+            if isinstance(part, framing.Whole) or options.native_parts:
+                result = _native_part(part, options)
+                if result is not None:
+                    return result
         return PartDecoder(options).run_part(part)
     finally:
         if enabled:
