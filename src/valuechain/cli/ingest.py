@@ -48,7 +48,7 @@ from valuechain.report.formats import Format
 @click.option(
     "--worker-processes",
     is_flag=True,
-    help="Decode in worker processes rather than threads (the native path's default).",
+    help="Keep worker processes when the native path decodes the parts (its workers are threads).",
 )
 @ANALYZER
 @click.option("--no-derive", is_flag=True, help="Import spans only; derive chains later.")
