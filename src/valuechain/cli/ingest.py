@@ -47,7 +47,12 @@ from valuechain.report.tables import FittedTable
     type=click.IntRange(min=0),
     default=min(2, os.cpu_count() or 1),
     show_default=True,
-    help="Processes decoding a large source's batches beside the one committing them.",
+    help="Workers decoding a large source's batches beside the one committing them.",
+)
+@click.option(
+    "--worker-processes",
+    is_flag=True,
+    help="Keep worker processes when the native path decodes the parts (its workers are threads).",
 )
 @ANALYZER
 @click.option("--no-derive", is_flag=True, help="Import spans only; derive chains later.")
@@ -60,6 +65,7 @@ def import_cmd(
     large_value_threshold: int | None,
     max_decompressed_bytes: int | None,
     workers: int,
+    worker_processes: bool,
     analyzer: int,
     no_derive: bool,
     follow: Path | None,
@@ -80,6 +86,8 @@ def import_cmd(
         if v
     }
     extra["workers"] = workers
+    if worker_processes:
+        extra["worker_processes"] = True
     if follow is not None:
         options = {"strict": strict, "salvage": salvage, "derive": not no_derive, **extra}
         run_follow(ctx, follow, interval, analyzer=analyzer, **options)

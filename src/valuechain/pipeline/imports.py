@@ -16,7 +16,7 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -139,10 +139,14 @@ def import_paths(
     if options.derive:
         report.completed = derive_pending(db, progress)
     import_id = db.next_import_id()
-    with DecodePool(options.decode.workers) as pool:
+    decode = options.decode
+    threads = decode.native_parts and decode.fast and not decode.worker_processes
+    with DecodePool(decode.workers, threads=threads) as pool:
         for k, path in enumerate(files, 1):
             label = f"{k}/{len(files)} {path.name}"
-            report.sources.append(import_file(db, path, import_id, options, pool, progress, label))
+            report.sources.append(
+                import_file(db, path, import_id, options, pool, progress=progress, label=label)
+            )
     if options.derive:  # exactly the traces of the sources committed above
         report.derived = derive_pending(db, progress)
     report.pending = db.pending_derivation()
@@ -158,7 +162,11 @@ def _watcher(on_progress: ProgressFn | ImportProgress | None) -> ImportProgress:
 
 
 class DecodePool:
-    """Worker processes that decode the parts of large sources while this process commits.
+    """Workers that decode the parts of large sources while this process commits.
+
+    Threads of this process when the native path decodes (``threads``): Arrow's reader and
+    kernels release the GIL, so two threads keep both cores busy and hand their tables over
+    without copying. Otherwise processes, as follows.
 
     Started on first use (only a source larger than one batch needs it) with the
     ``forkserver`` method — never ``fork``: the parent holds DuckDB's threads — and shut down
@@ -173,14 +181,17 @@ class DecodePool:
     platform.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, threads: bool = False) -> None:
         self.workers = workers
+        self.threads = threads  # the native path's workers: threads of this process
         self._executor: Executor | None = None
         self._lifeline: Connection | None = None  # the write end; never written, only held
 
     def executor_for(self, size: int, options: DecodeOptions) -> Executor | None:
         if self.workers < 1 or size <= options.batch_bytes:
             return None
+        if self._executor is None and self.threads:
+            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="decode")
         if self._executor is None:
             context = multiprocessing.get_context("forkserver")
             watched, self._lifeline = context.Pipe(duplex=False)
