@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bench.common import OUT, Timing, console, report
 from valuechain.derive import derive_chains
+from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import build_trials
 from valuechain.pipeline.derive import derive_traces
 from valuechain.pipeline.imports import ImportOptions, import_paths
@@ -57,6 +58,7 @@ def run(size_mb: int, trials: int = 100_000) -> list[Timing]:
 
         start = time.perf_counter()
         spans, attributes = db.trial_rows(traces)
+        attributes = ordered_attributes(attributes)
         sources = db.trial_sources(traces)
         load_s = time.perf_counter() - start
         start = time.perf_counter()

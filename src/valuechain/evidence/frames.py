@@ -23,6 +23,7 @@ from typing import TypeAlias
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from valuechain.contract.tables import INT64_MAX
 from valuechain.evidence import contract_keys as ck
@@ -133,3 +134,13 @@ def parse_int_code(text: pl.Expr) -> pl.Expr:
     return pl.when(stripped.str.contains(r"^[+-]?[0-9]+$")).then(
         stripped.cast(pl.Int64, strict=False)
     )
+
+
+_ATTRIBUTE_ORDER = [(name, "ascending") for name in ("owner_type", "owner_row", "ordinal")]
+
+
+def ordered_attributes(attributes: pa.Table) -> pa.Table:
+    """Attribute rows as the adapter reads them: by (owner_type, owner_row, ordinal), so the
+    first row of a duplicated key comes first (§5.2). The store returns them unordered
+    (``sql/evidence/020``); the sort runs where the batch is staged."""
+    return attributes.take(pc.sort_indices(attributes, sort_keys=_ATTRIBUTE_ORDER))
