@@ -58,6 +58,9 @@ WHERE owner_type = 'span' AND owner_row < $spans
 """
 
 
+_SOURCES = "SELECT source_id FROM core.sources"
+
+
 def base_export() -> Path:
     """A cached redacted NDJSON export of ``BASE_TRIALS`` trials in 10 runs."""
     OUT.mkdir(exist_ok=True)
@@ -88,6 +91,9 @@ def build_evidence_store(path: Path, trials: int) -> Database:
         db.con.commit()
     # The ledger lists every copied span under the one source, so the store opens again.
     db.con.execute("UPDATE core.sources SET span_rows = span_rows * $copies", {"copies": copies})
+    # Nothing is pending: the suites derive every trace themselves (the copies were never
+    # recorded as awaiting derivation, so the base source alone would be derived twice).
+    db.clear_pending(source for (source,) in db.con.execute(_SOURCES).fetchall())
     db.con.execute("CHECKPOINT")
     traces = db.con.execute("SELECT count(DISTINCT trace_id) FROM core.spans").fetchall()[0][0]
     console.print(

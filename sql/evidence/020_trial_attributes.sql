@@ -6,6 +6,7 @@
 -- process that stages the batch rather than in the one that holds the store.
 -- Span and resource owners are joined separately, so the span join's row range prunes the
 -- attribute row groups of other traces (a batch reads its own rows, whatever the store size).
+-- Low-cardinality text leaves as dictionaries (ENUM), cheaper to hand over than strings.
 -- Grain: one row per (owner_type, owner_row, ordinal) of those owners.
 -- Reads: core.spans, core.attributes, core.large_values. Params: $trace_ids (hex list).
 WITH wanted AS (
@@ -25,11 +26,16 @@ owned AS (
     WHERE a.owner_type = 'resource'
 )
 SELECT
-    a.owner_type,
+    CAST(a.owner_type AS ENUM('resource', 'span')) AS owner_type,
     a.owner_row,
     a.ordinal,
     a.key,
-    a.value_type,
+    -- the types the adapter tells apart (evidence.classify.VALUE_TYPES); any other, as
+    -- 'empty', reads as null — both mean "not one of those" there
+    CASE WHEN a.value_type IN ('string', 'int', 'double', 'bool', 'array', 'kvlist', 'bytes')
+         THEN CAST(a.value_type AS ENUM('string', 'int', 'double', 'bool', 'array', 'kvlist',
+                                        'bytes'))
+    END AS value_type,
     CASE
         WHEN a.string_value IS NULL AND a.key LIKE 'mcp.app.%' THEN lv.string_value
         ELSE a.string_value

@@ -136,11 +136,21 @@ def parse_int_code(text: pl.Expr) -> pl.Expr:
     )
 
 
-_ATTRIBUTE_ORDER = [(name, "ascending") for name in ("owner_type", "owner_row", "ordinal")]
-
-
 def ordered_attributes(attributes: pa.Table) -> pa.Table:
     """Attribute rows as the adapter reads them: by (owner_type, owner_row, ordinal), so the
     first row of a duplicated key comes first (§5.2). The store returns them unordered
-    (``sql/evidence/020``); the sort runs where the batch is staged."""
-    return attributes.take(pc.sort_indices(attributes, sort_keys=_ATTRIBUTE_ORDER))
+    (``sql/evidence/020``); the sort runs where the batch is staged. A dictionary-encoded
+    ``owner_type`` sorts by its text, as a plain one does."""
+    owner = attributes.column("owner_type").combine_chunks()
+    if pa.types.is_dictionary(owner.type):
+        text_rank = pc.rank(owner.dictionary, sort_keys="ascending", tiebreaker="dense")
+        owner = pc.take(text_rank, owner.indices)
+    keys = pa.table(
+        {
+            "owner": owner,
+            "owner_row": attributes.column("owner_row"),
+            "ordinal": attributes.column("ordinal"),
+        }
+    )
+    order = pc.sort_indices(keys, sort_keys=[(n, "ascending") for n in keys.column_names])
+    return attributes.take(order)

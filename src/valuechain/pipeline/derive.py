@@ -30,6 +30,7 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
 from valuechain.store import Database, PendingGroup
 
@@ -182,8 +183,13 @@ def staged_batches(
         for traces in batches:
             yield stage_batch(db, traces, analyzer)
         return
-    context = multiprocessing.get_context("spawn")  # never fork a process holding the store
-    pool = ProcessPoolExecutor(count, mp_context=context)
+    # Never fork a process holding the store's threads; workers exit with this process,
+    # however it ends, as the import's decode workers do (the lifeline pipe).
+    context = multiprocessing.get_context("forkserver")
+    watched, lifeline = context.Pipe(duplex=False)
+    pool = ProcessPoolExecutor(
+        count, mp_context=context, initializer=exit_with_parent, initargs=(watched,)
+    )
     pending: deque[Future[StagedBatch]] = deque()
     try:
         for traces in batches:
@@ -194,6 +200,7 @@ def staged_batches(
             yield pending.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        lifeline.close()
 
 
 def write_batch(

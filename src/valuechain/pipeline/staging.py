@@ -11,7 +11,7 @@ byte for byte).
 from __future__ import annotations
 
 import gc
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -192,20 +192,25 @@ def derived_tables(
     six = len(STAGES)
     trial_ids = [ids[t] for t in chain_trials]
     run_ids = [runs[t] for t in chain_trials]
-    keys = {
+    keys: dict[str, Sequence[object]] = {
         "trial_id": [t for t in trial_ids for _ in range(six)],
         "run_id": [r for r in run_ids for _ in range(six)],
         "source": ["derived"] * (six * n),
         "analyzer_version": [analyzer] * (six * n),
         "stage_index": list(range(six)) * n,
     }
-    head = {
+    head: dict[str, Sequence[object]] = {
         "trial_id": trial_ids,
         "run_id": run_ids,
         "source": ["derived"] * n,
         "analyzer_version": [analyzer] * n,
     }
-    chain_cols = {"stage": stage, "state": state, "reason": reason, "evidence": cited}
+    chain_cols: dict[str, Sequence[object]] = {
+        "stage": stage,
+        "state": state,
+        "reason": reason,
+        "evidence": cited,
+    }
     return (
         _table({**keys, **chain_cols}, CHAIN),
         _table({**head, **outcome}, OUTCOME),
@@ -254,7 +259,7 @@ def _signal_rows(
             setup[name].append(value)
 
 
-def _table(columns: dict[str, list[object]], schema: pa.Schema) -> pa.Table:
+def _table(columns: Mapping[str, Sequence[object]], schema: pa.Schema) -> pa.Table:
     if not columns.get("trial_id"):
         return schema.empty_table()
     return pa.table(columns, schema=schema)
