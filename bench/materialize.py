@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from bench.common import Timing, console, report, timed
+from bench.stores import built
 from valuechain.materialize.analytics import (
     drop_temp_tables,
     epoch_ms,
@@ -209,13 +210,8 @@ def build_store(path: Path, trials: int, per_run: int = TRIALS_PER_RUN) -> Datab
     ):
         names = {k: v for k, v in params.items() if f"${k}" in statement}
         db.con.execute(statement, names)
-    db.con.execute("CHECKPOINT")
     rows = db.con.execute("SELECT count(*) FROM core.stage_chain").fetchall()[0][0]
-    console.print(
-        f"store: {trials:,} trials, {rows:,} chain rows, "
-        f"built in {time.perf_counter() - start:.1f} s"
-    )
-    return db
+    return built(db, f"{trials:,} trials, {rows:,} chain rows", start)
 
 
 def _phases(db: Database) -> dict[str, float]:

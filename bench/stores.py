@@ -94,10 +94,12 @@ def build_evidence_store(path: Path, trials: int) -> Database:
     # Nothing is pending: the suites derive every trace themselves (the copies were never
     # recorded as awaiting derivation, so the base source alone would be derived twice).
     db.clear_pending(source for (source,) in db.con.execute(_SOURCES).fetchall())
-    db.con.execute("CHECKPOINT")
     traces = db.con.execute("SELECT count(DISTINCT trace_id) FROM core.spans").fetchall()[0][0]
-    console.print(
-        f"store: {traces:,} traces ({copies} copies of {BASE_TRIALS:,} trials), "
-        f"built in {time.perf_counter() - start:.1f} s"
-    )
+    return built(db, f"{traces:,} traces ({copies} copies of {BASE_TRIALS:,} trials)", start)
+
+
+def built(db: Database, what: str, start: float) -> Database:
+    """Checkpoint a generated store and say what it holds and how long it took."""
+    db.con.execute("CHECKPOINT")
+    console.print(f"store: {what}, built in {time.perf_counter() - start:.1f} s")
     return db

@@ -50,7 +50,7 @@ __all__ = [
 
 # Traces (≈ trials) per derive batch: bounds memory (a batch's rows and objects live in one
 # process at a time) while keeping the adapter's per-batch overhead small.
-DEFAULT_BATCH_TRACES = 5_000
+DEFAULT_BATCH_TRACES = 2_500
 WORKERS_ENV = "VALUECHAIN_DERIVE_WORKERS"
 
 
@@ -179,7 +179,7 @@ def staged_batches(
     most ``workers + 1`` batches are in flight, so memory stays bounded.
     """
     count = derive_workers() if workers is None else workers
-    if count <= 1 or len(batches) <= 1:
+    if count < 1 or len(batches) <= 1:
         for traces in batches:
             yield stage_batch(db, traces, analyzer)
         return
