@@ -6,6 +6,10 @@ builds one derivation input per trial; the pure analyzer derives the chain (stam
 version); the producer's persisted chain, when exported, is stored beside it as
 ``source = 'producer'``. Every table is replaced for the affected trials in one transaction.
 
+Batches of whole runs are staged column-wise (`pipeline.staging`) in worker processes while
+this process reads the next batches' rows as Arrow and writes the finished ones, one insert
+per table per batch (`staged_batches`).
+
 An import records each source's traces as awaiting derivation in the transaction that commits
 the source (``core.pending_derivations``) and ``derive_pending`` clears that record only once
 the chains and documents are written, so an interruption anywhere in between (a crash,
