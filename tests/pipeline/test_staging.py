@@ -17,7 +17,6 @@ import pyarrow as pa
 import pytest
 
 from valuechain.contract.chain import StageDerivation
-from valuechain.contract.derivation import StageSpan
 from valuechain.contract.tables import STAGE_CHAIN, STAGE_MEASUREMENTS, TRIAL_OUTCOME
 from valuechain.contract.versions import STAGE_MEASUREMENTS_SCHEMA_VERSION
 from valuechain.contract.vocab_rules import STAGES
@@ -30,20 +29,6 @@ from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
 
 EXAMPLE = "spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"
-
-
-def _spans(evidence: TrialEvidence, i: int) -> list[StageSpan]:
-    lo, hi = evidence.span_offsets[i], evidence.span_offsets[i + 1]
-    table = evidence.spans.slice(lo, hi - lo)
-    return [
-        StageSpan(id=s, started_at=a, ended_at=b)
-        for s, a, b in zip(
-            table.column("span_id").to_pylist(),
-            table.column("started_at").to_pylist(),
-            table.column("ended_at").to_pylist(),
-            strict=True,
-        )
-    ]
 
 
 def reference_tables(
@@ -60,7 +45,7 @@ def reference_tables(
         if inp is None:
             continue
         chain = next(derived)
-        measured = derive_measurements(chain, _spans(evidence, i))
+        measured = derive_measurements(chain, evidence.timed_spans(i))
         head = {"trial_id": ids[i], "run_id": runs[i], "source": "derived"}
         for k, r in enumerate(chain.stage_results):
             row = {**head, "analyzer_version": analyzer, "stage_index": k}
