@@ -1,80 +1,109 @@
-"""Derivation must never be the bottleneck: derive trials/s ÷ whole-import trials/s (goal ≥ 5).
+"""Derivation must never be the bottleneck: derive trials/s against the import and the analyzer.
 
-One synthetic export of ``trials`` trials (redacted, so a 100k-trial export stays around a
-gigabyte) is imported once without derivation; then, over the same stored spans, we time:
-- ``import``          decode + commit of the export (spans only), trials/s of the export
-- ``derive (step)``   the whole derive step: load rows, evidence, analyzer, write the tables
-- ``evidence``        the evidence adapter alone (span rows → derivation inputs)
-- ``analyzer``        the pure analyzer alone (inputs → chains)
-and print each as trials/s with its ratio to ``import``.
+Stores of 100k and 1M trials (``$BENCH_DERIVE_SIZES``) are generated as tables
+(`bench.stores.build_evidence_store`: one 10k-trial export imported, its evidence copied in
+SQL), so the import does not dominate the setup. Over each store we time:
+- ``import``           the import (decode + commit, no derivation) of the 10k-trial export the
+                       store was copied from, in trials/s — the import is linear in its export
+- ``derive (step)``    ``valuechain derive`` over the whole store, as a process: load rows,
+                       evidence, analyzer, write the tables, materialize; its peak RSS (the
+                       whole process tree, workers included) is printed beside it
+- ``evidence``         the evidence adapter alone over one default batch of stored rows
+- ``analyzer``         the pure analyzer alone over that batch's inputs (one core)
+and print trials/s with R_derive = derive ÷ import (bar ≥ 5, goal 10), derive ÷ analyzer
+(bar ≥ 0.33) and the scaling from the smallest to the largest store (linear = 1.00; bar ≤ 1.2).
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 import time
 from pathlib import Path
 
-from bench.common import OUT, Timing, console, report
+from bench.common import Timing, console, peak_tree_rss, report
+from bench.stores import BASE_TRIALS, base_export, build_evidence_store
 from valuechain.derive import derive_chains
+from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import build_trials
-from valuechain.pipeline.derive import derive_traces
+from valuechain.pipeline.derive import DEFAULT_BATCH_TRACES, run_batches
 from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
-from valuechain.synth import SynthConfig, write_export
 
-MB = 1 << 20
-
-
-def synthetic_trials(trials: int) -> Path:
-    """A cached redacted NDJSON export with about ``trials`` trials."""
-    OUT.mkdir(exist_ok=True)
-    path = OUT / f"synth-{trials}-trials-redacted.jsonl"
-    if not path.exists():
-        cases, models = 25, 4
-        reps = max(1, trials // (cases * models * 10))
-        write_export(
-            path,
-            SynthConfig(runs=10, cases=cases, models=models, reps=reps, seed=3, redacted=True),
-            ndjson=True,
-        )
-    return path
+SIZES = tuple(int(n) for n in os.environ.get("BENCH_DERIVE_SIZES", "100000,1000000").split(","))
 
 
-def run(size_mb: int, trials: int = 100_000) -> list[Timing]:
-    del size_mb  # this suite is sized in trials
-    path = synthetic_trials(trials)
-    megabytes = path.stat().st_size / MB
-    store = OUT / "derive-bench.duckdb"
-    for stale in (store, Path(f"{store}.wal")):
-        stale.unlink(missing_ok=True)
-    with Database(store) as db:
+def import_rate(folder: Path) -> Timing:
+    """The import of the base export (spans only) into a fresh store."""
+    path = base_export()
+    with Database(folder / "import.duckdb") as db:
         start = time.perf_counter()
-        import_paths(db, [path], ImportOptions(derive=False))
-        import_s = time.perf_counter() - start
-        traces = sorted({trace for trace, _ in db.trace_runs()})
-        n = len(traces)
-        console.print(f"input: {path.name}, {megabytes:.0f} MB, {n} trials")
+        assert import_paths(db, [path], ImportOptions(derive=False)).ok
+        seconds = time.perf_counter() - start
+    return Timing("import", seconds, BASE_TRIALS / 1e6, BASE_TRIALS, "trials")
 
-        start = time.perf_counter()
-        spans, attributes = db.trial_rows(traces)
-        sources = db.trial_sources(traces)
-        load_s = time.perf_counter() - start
-        start = time.perf_counter()
-        evidence = build_trials(spans, attributes, source_runs=sources)
-        evidence_s = time.perf_counter() - start
-        inputs = [i for i in evidence.inputs if i is not None]
-        start = time.perf_counter()
-        derive_chains(inputs)
-        analyzer_s = time.perf_counter() - start
-        start = time.perf_counter()
-        derive_traces(db, None)
-        step_s = time.perf_counter() - start
+
+def parts(db: Database) -> tuple[float, float, int]:
+    """(evidence s, analyzer s, trials) over the store's first default batch."""
+    traces = run_batches(db.trace_runs(), DEFAULT_BATCH_TRACES)[0]
+    spans, attributes = db.trial_rows(traces)
+    sources = db.trial_sources(traces)
+    start = time.perf_counter()
+    evidence = build_trials(spans, ordered_attributes(attributes), source_runs=sources)
+    evidence_s = time.perf_counter() - start
+    inputs = [i for i in evidence.inputs if i is not None]
+    start = time.perf_counter()
+    derive_chains(inputs)
+    return evidence_s, time.perf_counter() - start, len(traces)
+
+
+def measure(trials: int, folder: Path, imported: Timing) -> list[Timing]:
+    path = folder / f"derive-{trials}.duckdb"
+    with build_evidence_store(path, trials) as db:
+        n = len(db.trace_runs())
+        evidence_s, analyzer_s, sample = parts(db)
+    cli = Path(sys.executable).with_name("valuechain")  # the installed entry point
+    command = [str(cli), "--store", str(path), "derive"]
+    peak, main, step_s = peak_tree_rss(command)
+    console.print(
+        f"{n:,} trials: derive peak RSS {peak:,} MB (whole tree; main process {main:,} MB)"
+    )
+    millions = n / 1e6
     timings = [
-        Timing("import", import_s, megabytes, n, "trials"),
-        Timing("derive (step)", step_s, megabytes, n, "trials"),
-        Timing("load rows", load_s, megabytes, n, "trials"),
-        Timing("evidence", evidence_s, megabytes, n, "trials"),
-        Timing("analyzer", analyzer_s, megabytes, n, "trials"),
+        imported,
+        Timing(f"derive (step) @ {n:,}", step_s, millions, n, "trials"),
+        Timing("evidence", evidence_s, sample / 1e6, sample, "trials"),
+        Timing("analyzer", analyzer_s, sample / 1e6, sample, "trials"),
     ]
-    report("derive vs import (same export)", timings, baseline="import")
+    for path_ in (path, Path(f"{path}.wal")):
+        path_.unlink(missing_ok=True)
     return timings
+
+
+def run(size_mb: int) -> list[Timing]:
+    """Run the suite at every size of ``SIZES``. ``size_mb`` is ignored: sized in trials."""
+    del size_mb
+    found: list[list[Timing]] = []
+    with tempfile.TemporaryDirectory(prefix="valuechain-bench-") as tmp:
+        imported = import_rate(Path(tmp))
+        for trials in SIZES:
+            timings = measure(trials, Path(tmp), imported)
+            report(
+                f"derive vs import ({trials:,} trials; 'MB' = million trials)",
+                timings,
+                baseline="import",
+            )
+            step, analyzer = timings[1], timings[3]
+            console.print(
+                f"R_derive = {step.items_per_s / imported.items_per_s:.1f} (bar >= 5, goal 10); "
+                f"derive / analyzer = {step.items_per_s / analyzer.items_per_s:.2f} (bar >= 0.33)"
+            )
+            found.append(timings)
+    if len(found) > 1:
+        small, large = found[0][1], found[-1][1]
+        scale = (large.seconds / small.seconds) / (large.items / small.items)
+        console.print(
+            f"scaling {small.items:,} -> {large.items:,} trials: {scale:.2f}x linear (bar <= 1.2)"
+        )
+    return [t for timings in found for t in timings]

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from bench.common import Timing, console, report, timed
+from bench.stores import built
 from valuechain.materialize.analytics import (
     drop_temp_tables,
     epoch_ms,
@@ -188,7 +189,9 @@ SELECT trial_id, run_id, CASE WHEN hash(trial_id, 23) % 500 = 0 THEN true END
 FROM core.trials
 """
 
-BASELINE = "SELECT run_id, stage, count(*) FROM core.stage_chain GROUP BY run_id, stage"
+BASELINE = (
+    "SELECT run_id, stage, state, count(*) FROM core.stage_chain GROUP BY run_id, stage, state"
+)
 
 
 def build_store(path: Path, trials: int, per_run: int = TRIALS_PER_RUN) -> Database:
@@ -207,13 +210,8 @@ def build_store(path: Path, trials: int, per_run: int = TRIALS_PER_RUN) -> Datab
     ):
         names = {k: v for k, v in params.items() if f"${k}" in statement}
         db.con.execute(statement, names)
-    db.con.execute("CHECKPOINT")
     rows = db.con.execute("SELECT count(*) FROM core.stage_chain").fetchall()[0][0]
-    console.print(
-        f"store: {trials:,} trials, {rows:,} chain rows, "
-        f"built in {time.perf_counter() - start:.1f} s"
-    )
-    return db
+    return built(db, f"{trials:,} trials, {rows:,} chain rows", start)
 
 
 def _phases(db: Database) -> dict[str, float]:
@@ -258,25 +256,10 @@ def run(size_mb: int) -> None:
     with tempfile.TemporaryDirectory(prefix="valuechain-bench-") as tmp:
         small = build_store(Path(tmp) / "small.duckdb", SMALL)
         large = build_store(Path(tmp) / "large.duckdb", LARGE)
-        chain_rows = large.con.execute("SELECT count(*) FROM core.stage_chain").fetchall()[0][0]
-        million = chain_rows / 1e6
-
-        def baseline() -> int:
-            return len(large.con.execute(BASELINE).fetchall())
-
-        def sql_only() -> int:
-            return materialize_runs(large.con, validate=False)
-
-        def with_validation() -> int:
-            return materialize_runs(large.con)
-
-        timings = [
-            timed("group by", baseline, million, repeat=3, item_name="rows"),
-            timed("materialize", sql_only, million, repeat=2, item_name="documents"),
-            timed("materialize+validate", with_validation, million, item_name="documents"),
-        ]
+        timings: list[Timing] = []
+        for size, db in ((SMALL, small), (LARGE, large)):
+            timings += _full(db, f" @ {size:,}")
         phases = _phases(large)
-        materialize_runs(small.con, validate=False)
 
         # One run re-materialized in each store, alternating so both see the same machine.
         per_store: dict[int, list[float]] = {SMALL: [], LARGE: []}
@@ -291,18 +274,27 @@ def run(size_mb: int) -> None:
                 per_store[size].append(time.perf_counter() - start)
         single = {size: statistics.median(times) for size, times in per_store.items()}
         for size in (SMALL, LARGE):
-            timings.append(Timing(f"one run @ {size:,}", single[size], million, 1, "runs"))
+            timings.append(
+                Timing(f"one run @ {size:,}", single[size], timings[3].megabytes, 1, "runs")
+            )
         small.close()
         large.close()
 
     report(
-        f"materialize ({LARGE:,} trials; 'MB' = million chain rows)", timings, baseline="group by"
+        f"materialize ({SMALL:,} and {LARGE:,} trials; 'MB' = million chain rows)",
+        timings,
+        baseline=f"group by @ {LARGE:,}",
     )
-    base = timings[0].seconds
-    for t in timings[1:3]:
+    for at in (SMALL, LARGE):
+        base, sql_only, full = (t for t in timings[:6] if t.name.endswith(f" @ {at:,}"))
         console.print(
-            f"{t.name}: {t.seconds:.2f} s = {t.seconds / base:.1f}x the GROUP BY ({base:.3f} s)"
+            f"{at:,} trials: R_mat = {full.seconds / base.seconds:.1f}x the GROUP BY with "
+            f"validation (bar <= 20, goal 5), {sql_only.seconds / base.seconds:.1f}x without "
+            f"({base.seconds:.3f} s)"
         )
+    small_full, large_full = timings[2], timings[5]
+    scale = (large_full.seconds / small_full.seconds) / (LARGE / SMALL)
+    console.print(f"materialize+validate {SMALL:,} -> {LARGE:,}: {scale:.2f}x linear (bar <= 1.2)")
     for phase, seconds in phases.items():
         console.print(f"  {phase}: {seconds:.2f} s")
     console.print(
@@ -310,3 +302,24 @@ def run(size_mb: int) -> None:
         f"{SMALL:,} trials vs {single[LARGE] * 1e3:.0f} ms @ {LARGE:,} trials "
         f"(x {single[LARGE] / single[SMALL]:.2f})"
     )
+
+
+def _full(db: Database, at: str) -> list[Timing]:
+    """GROUP BY baseline, materialize without and with validation, over every run of ``db``."""
+    chain_rows = db.con.execute("SELECT count(*) FROM core.stage_chain").fetchall()[0][0]
+    million = chain_rows / 1e6
+
+    def baseline() -> int:
+        return len(db.con.execute(BASELINE).fetchall())
+
+    def sql_only() -> int:
+        return materialize_runs(db.con, validate=False)
+
+    def with_validation() -> int:
+        return materialize_runs(db.con)
+
+    return [
+        timed(f"group by{at}", baseline, million, repeat=3, item_name="rows"),
+        timed(f"materialize{at}", sql_only, million, repeat=2, item_name="documents"),
+        timed(f"materialize+validate{at}", with_validation, million, item_name="documents"),
+    ]

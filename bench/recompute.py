@@ -1,6 +1,6 @@
 """Recompute on an analyzer upgrade vs the derive step that first wrote the chains.
 
-A store of ``N`` trials is built once per size: one synthetic export of ``BASE_TRIALS`` trials
+A store of ``N`` trials is built once per size: one synthetic export of 10,000 trials
 (redacted, 10 runs) is imported without derivation, then its spans and their attributes
 (``core.spans``, ``core.attributes``; resources and scopes are shared) are copied in SQL with
 fresh trace, run and trial ids until the store holds ``N`` trials — evidence generated directly
@@ -31,66 +31,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import OUT, Timing, machine
+from bench.common import Timing, machine
+from bench.stores import build_evidence_store as build_store
 from valuechain.pipeline.derive import DeriveSummary, derive_traces
-from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.pipeline.recompute import RecomputeResult, recompute
-from valuechain.store import Database
-from valuechain.synth import SynthConfig, write_export
 
 console = Console(width=160)  # the ratio lines stay whole in a log
-BASE_TRIALS = 10_000  # 10 runs x 25 cases x 4 models x 10 repetitions
 SIZES = tuple(int(n) for n in os.environ.get("BENCH_RECOMPUTE_SIZES", "100000,300000").split(","))
-
-# One copy of the base evidence: new trace ids (a hash of the id and the copy number), span
-# rows moved past every earlier copy, run and trial ids suffixed with the copy number. Resources
-# and scopes are shared with the original, as an import stores an identical resource once.
-# `* REPLACE` keeps the copy right when a table gains a column.
-_COPY_SPANS = """
-INSERT INTO core.spans
-SELECT * REPLACE (span_row + $copy * $spans AS span_row,
-                  unhex(md5(hex(trace_id) || '/' || $copy)) AS trace_id)
-FROM core.spans WHERE span_row < $spans
-"""
-_COPY_ATTRIBUTES = """
-INSERT INTO core.attributes
-SELECT * REPLACE (owner_row + $copy * $spans AS owner_row,
-                  CASE WHEN key IN ('mcp.app.run.id', 'mcp.app.trial.id')
-                       THEN string_value || '_' || $copy ELSE string_value END AS string_value)
-FROM core.attributes
-WHERE owner_type = 'span' AND owner_row < $spans
-"""
-
-
-def base_export() -> Path:
-    """A cached redacted NDJSON export of ``BASE_TRIALS`` trials in 10 runs."""
-    OUT.mkdir(exist_ok=True)
-    path = OUT / f"recompute-base-{BASE_TRIALS}-trials.jsonl"
-    if not path.exists():
-        config = SynthConfig(runs=10, cases=25, models=4, reps=10, seed=3, redacted=True)
-        write_export(path, config, ndjson=True)
-    return path
-
-
-def build_store(path: Path, trials: int) -> Database:
-    """``trials`` trials of evidence (spans only, nothing derived yet)."""
-    start = time.perf_counter()
-    db = Database(path)
-    assert import_paths(db, [base_export()], ImportOptions(derive=False)).ok
-    spans = db.con.execute("SELECT max(span_row) + 1 FROM core.spans").fetchall()[0][0]
-    copies = max(1, trials // BASE_TRIALS)
-    for copy in range(1, copies):
-        db.con.begin()
-        for statement in (_COPY_SPANS, _COPY_ATTRIBUTES):
-            db.con.execute(statement, {"spans": spans, "copy": copy})
-        db.con.commit()
-    db.con.execute("CHECKPOINT")
-    traces = db.con.execute("SELECT count(DISTINCT trace_id) FROM core.spans").fetchall()[0][0]
-    console.print(
-        f"store: {traces:,} traces ({copies} copies of {BASE_TRIALS:,} trials), "
-        f"built in {time.perf_counter() - start:.1f} s"
-    )
-    return db
 
 
 @dataclass(frozen=True, slots=True)

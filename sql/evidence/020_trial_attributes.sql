@@ -1,7 +1,12 @@
 -- The attribute rows of the spans of a set of traces and of those spans' resources, long
--- (TRACE-FORMAT §6), in (owner_type, owner_row, ordinal) order so that the first row of a
--- duplicated key comes first (§5.2 W_DUPLICATE_ATTRIBUTE_KEY). Contract keys (`mcp.app.*`)
--- moved to large_values are inlined; content keys keep their stub (only presence is read).
+-- (TRACE-FORMAT §6). Contract keys (`mcp.app.*`) moved to large_values are inlined; content
+-- keys keep their stub (only presence is read). Unordered: the reader sorts them by
+-- (owner_type, owner_row, ordinal) so that the first row of a duplicated key comes first
+-- (§5.2 W_DUPLICATE_ATTRIBUTE_KEY; `evidence.frames.ordered_attributes`), in the worker
+-- process that stages the batch rather than in the one that holds the store.
+-- Span and resource owners are joined separately, so the span join's row range prunes the
+-- attribute row groups of other traces (a batch reads its own rows, whatever the store size).
+-- Low-cardinality text leaves as dictionaries (ENUM), cheaper to hand over than strings.
 -- Grain: one row per (owner_type, owner_row, ordinal) of those owners.
 -- Reads: core.spans, core.attributes, core.large_values. Params: $trace_ids (hex list).
 WITH wanted AS (
@@ -9,17 +14,28 @@ WITH wanted AS (
     FROM core.spans
     WHERE trace_id IN (SELECT unhex(t) FROM (SELECT unnest($trace_ids) AS t))
 ),
-owners AS (
-    SELECT 'span' AS owner_type, span_row AS owner_row FROM wanted
+owned AS (
+    SELECT a.*
+    FROM core.attributes a
+    JOIN wanted w ON a.owner_row = w.span_row
+    WHERE a.owner_type = 'span'
     UNION ALL
-    SELECT DISTINCT 'resource' AS owner_type, resource_row AS owner_row FROM wanted
+    SELECT a.*
+    FROM core.attributes a
+    JOIN (SELECT DISTINCT resource_row FROM wanted) r ON a.owner_row = r.resource_row
+    WHERE a.owner_type = 'resource'
 )
 SELECT
-    a.owner_type,
+    CAST(a.owner_type AS ENUM('resource', 'span')) AS owner_type,
     a.owner_row,
     a.ordinal,
     a.key,
-    a.value_type,
+    -- the types the adapter tells apart (evidence.classify.VALUE_TYPES); any other, as
+    -- 'empty', reads as null — both mean "not one of those" there
+    CASE WHEN a.value_type IN ('string', 'int', 'double', 'bool', 'array', 'kvlist', 'bytes')
+         THEN CAST(a.value_type AS ENUM('string', 'int', 'double', 'bool', 'array', 'kvlist',
+                                        'bytes'))
+    END AS value_type,
     CASE
         WHEN a.string_value IS NULL AND a.key LIKE 'mcp.app.%' THEN lv.string_value
         ELSE a.string_value
@@ -29,7 +45,5 @@ SELECT
     a.bool_value,
     a.json_value,
     a.large_value_ref
-FROM core.attributes a
-JOIN owners o ON o.owner_type = a.owner_type AND o.owner_row = a.owner_row
+FROM owned a
 LEFT JOIN core.large_values lv ON lv.large_value_ref = a.large_value_ref
-ORDER BY a.owner_type, a.owner_row, a.ordinal

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 from analytics_store import NOW_MS, Funnels, TrialSpec
+from pydantic import TypeAdapter
 
 from valuechain.contract.documents import StageAnalyticsV1
+from valuechain.materialize import analytics
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.store import Database
 
@@ -84,10 +86,13 @@ def test_failed_validation_writes_nothing(
     funnels.add(TrialSpec("a")).materialize()
     before = funnels.text()
 
-    def broken(text: str) -> StageAnalyticsV1:
-        return StageAnalyticsV1.model_validate({**json.loads(text), "extra": 1})
+    documents = TypeAdapter(list[StageAnalyticsV1])
 
-    monkeypatch.setattr(StageAnalyticsV1, "from_json", staticmethod(broken))
+    class Broken:  # every document of the bulk check gains a key the contract refuses
+        def validate_json(self, text: str) -> list[StageAnalyticsV1]:
+            return documents.validate_python([{**d, "extra": 1} for d in json.loads(text)])
+
+    monkeypatch.setattr(analytics, "_DOCUMENT_LIST", Broken())
     funnels.add(TrialSpec("b"))
     with pytest.raises(ValueError, match="extra"):
         funnels.materialize()

@@ -23,6 +23,7 @@ from typing import TypeAlias
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from valuechain.contract.tables import INT64_MAX
 from valuechain.evidence import contract_keys as ck
@@ -133,3 +134,23 @@ def parse_int_code(text: pl.Expr) -> pl.Expr:
     return pl.when(stripped.str.contains(r"^[+-]?[0-9]+$")).then(
         stripped.cast(pl.Int64, strict=False)
     )
+
+
+def ordered_attributes(attributes: pa.Table) -> pa.Table:
+    """Attribute rows as the adapter reads them: by (owner_type, owner_row, ordinal), so the
+    first row of a duplicated key comes first (§5.2). The store returns them unordered
+    (``sql/evidence/020``); the sort runs where the batch is staged. A dictionary-encoded
+    ``owner_type`` sorts by its text, as a plain one does."""
+    owner = attributes.column("owner_type").combine_chunks()
+    if pa.types.is_dictionary(owner.type):
+        text_rank = pc.rank(owner.dictionary, sort_keys="ascending", tiebreaker="dense")
+        owner = pc.take(text_rank, owner.indices)
+    keys = pa.table(
+        {
+            "owner": owner,
+            "owner_row": attributes.column("owner_row"),
+            "ordinal": attributes.column("ordinal"),
+        }
+    )
+    order = pc.sort_indices(keys, sort_keys=[(n, "ascending") for n in keys.column_names])
+    return attributes.take(order)

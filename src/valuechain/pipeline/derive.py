@@ -6,6 +6,10 @@ builds one derivation input per trial; the pure analyzer derives the chain (stam
 version); the producer's persisted chain, when exported, is stored beside it as
 ``source = 'producer'``. Every table is replaced for the affected trials in one transaction.
 
+Batches of whole runs are staged column-wise (`pipeline.staging`) in worker processes while
+this process reads the next batches' rows as Arrow and writes the finished ones, one insert
+per table per batch (`staged_batches`).
+
 An import records each source's traces as awaiting derivation in the transaction that commits
 the source (``core.pending_derivations``) and ``derive_pending`` clears that record only once
 the chains and documents are written, so an interruption anywhere in between (a crash,
@@ -18,48 +22,50 @@ batch by batch.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import Enum
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 
 import duckdb
-import orjson
-import pyarrow as pa
 
-from valuechain.contract.chain import StageDerivation, StageResult
-from valuechain.contract.tables import SETUP_SIGNALS, TRACE_ID, TRIAL_FLAGS
-from valuechain.contract.tables import STAGE_CHAIN as CHAIN
-from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
-from valuechain.contract.tables import TRIAL_OUTCOME as OUTCOME
-from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
-from valuechain.contract.vocab import SetupPhase
-from valuechain.contract.vocab_rules import STAGES
-from valuechain.derive import derive_chains, derive_measurements, stage_measurement_disagreements
-from valuechain.derive.jssem import js_json
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
+from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
 from valuechain.store import Database, PendingGroup
 
-DEFAULT_BATCH_TRACES = 20_000  # traces (≈ trials) per derive batch: bounds memory
+__all__ = [
+    "DEFAULT_BATCH_TRACES",
+    "DeriveSummary",
+    "StagedBatch",
+    "combined",
+    "derive_pending",
+    "derive_traces",
+    "load_trials",
+    "run_batches",
+    "stage_batch",
+    "staged_batches",
+    "write_batch",
+]
+
+# Traces (≈ trials) per derive batch: bounds memory (a batch's rows and objects live in one
+# process at a time) while keeping the adapter's per-batch overhead small.
+DEFAULT_BATCH_TRACES = 2_500
+WORKERS_ENV = "VALUECHAIN_DERIVE_WORKERS"
 
 
-@dataclass(frozen=True, slots=True)
-class DeriveSummary:
-    """What one derive step wrote."""
-
-    trials: int
-    derived: int
-    producer_chains: int
-    run_ids: tuple[str, ...]
-    issues: int
-    documents: int = 0
-
-    def describe(self) -> str:
-        return (
-            f"derived {self.derived} chains over {self.trials} trials in {len(self.run_ids)} "
-            f"runs ({self.producer_chains} producer chains stored, {self.issues} trial issues)"
-        )
+def derive_workers() -> int:
+    """Worker processes for a multi-batch derive: ``$VALUECHAIN_DERIVE_WORKERS``, else one
+    per core, at most two (the store's reads and writes keep the main process busy)."""
+    found = os.environ.get(WORKERS_ENV)
+    if found is not None and found.strip().isdigit():
+        return int(found)
+    return min(2, os.cpu_count() or 1)
 
 
 def derive_traces(
@@ -75,7 +81,8 @@ def derive_traces(
     """Rebuild trials and chains for ``trace_ids`` (None: every trace).
 
     The traces are widened to whole runs and cut into batches of whole runs (memory stays
-    bounded on large stores); each batch is replaced in one transaction.
+    bounded on large stores); each batch is replaced in one transaction. Batches are staged
+    in worker processes (`staged_batches`) while this one reads and writes the store.
 
     Args:
         content_changed: the traces' spans changed, so chains at *other* analyzer versions
@@ -87,9 +94,10 @@ def derive_traces(
     progress.start(Phase.DERIVE, sum(map(len, batches)), f"at analyzer {analyzer}")
     totals = [0, 0, 0, 0]
     runs: set[str] = set()
-    for traces in batches:
-        batch = _derive_batch(db, traces, analyzer, content_changed)
-        progress.advance(len(traces))
+    for staged in staged_batches(db, batches, analyzer):
+        _derive_batch(db, staged, analyzer, content_changed)
+        batch = staged.summary
+        progress.advance(staged.traces.num_rows)
         for k, value in enumerate(
             (batch.trials, batch.derived, batch.producer_chains, batch.issues)
         ):
@@ -162,40 +170,52 @@ def run_batches(
     return batches
 
 
-@dataclass(frozen=True, slots=True)
-class StagedBatch:
-    """One batch of traces derived in memory: the tables that replace theirs, and counts."""
-
-    traces: pa.Table  # the touched trace ids
-    tables: dict[str, pa.Table]
-    summary: DeriveSummary
+def batch_rows(db: Database, traces: list[bytes]) -> BatchRows:
+    """The stored rows of one batch of traces, as Arrow (three queries, not one per trial)."""
+    spans, attributes = db.trial_rows(traces)
+    return BatchRows(traces, spans, attributes, db.trial_sources(traces))
 
 
 def stage_batch(db: Database, traces: list[bytes], analyzer: int) -> StagedBatch:
     """Derive the trials of ``traces`` from their stored evidence, writing nothing."""
-    evidence = load_trials(db, traces)
-    derived = derive_chains([i for i in evidence.inputs if i is not None], analyzer=analyzer)
-    chain, outcome, measurements = _derived_tables(evidence, derived, analyzer)
-    setup, flags = _signal_tables(evidence)
-    tables = {
-        "trials": evidence.trials,
-        "stage_chain": pa.concat_tables([chain, _conform(evidence.producer_chain, CHAIN)]),
-        "trial_outcome": pa.concat_tables([outcome, _conform(evidence.producer_outcome, OUTCOME)]),
-        "stage_measurements": pa.concat_tables(
-            [measurements, _conform(evidence.producer_measurements, MEASUREMENTS)]
-        ),
-        "trial_issues": evidence.issues,
-        "setup_signals": setup,
-        "trial_flags": flags,
-    }
-    summary = DeriveSummary(
-        evidence.trials.num_rows,
-        len(derived),
-        evidence.producer_outcome.num_rows,
-        tuple(sorted(set(evidence.trials.column("run_id").to_pylist()))),
-        evidence.issues.num_rows,
+    return stage_rows(batch_rows(db, traces), analyzer)
+
+
+def staged_batches(
+    db: Database,
+    batches: Sequence[list[bytes]],
+    analyzer: int,
+    *,
+    workers: int | None = None,
+) -> Iterator[StagedBatch]:
+    """`stage_batch` of every batch, in order. With several batches and workers, batches are
+    staged in worker processes (trials never span runs, so batches are independent) while
+    this process reads the next batches' rows and the caller writes the finished ones; at
+    most ``workers + 1`` batches are in flight, so memory stays bounded.
+    """
+    count = derive_workers() if workers is None else workers
+    if count < 1 or len(batches) <= 1:
+        for traces in batches:
+            yield stage_batch(db, traces, analyzer)
+        return
+    # Never fork a process holding the store's threads; workers exit with this process,
+    # however it ends, as the import's decode workers do (the lifeline pipe).
+    context = multiprocessing.get_context("forkserver")
+    watched, lifeline = context.Pipe(duplex=False)
+    pool = ProcessPoolExecutor(
+        count, mp_context=context, initializer=exit_with_parent, initargs=(watched,)
     )
-    return StagedBatch(pa.table({"trace_id": pa.array(traces, TRACE_ID)}), tables, summary)
+    pending: deque[Future[StagedBatch]] = deque()
+    try:
+        for traces in batches:
+            pending.append(pool.submit(stage_rows, batch_rows(db, traces), analyzer))
+            if len(pending) > count:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        lifeline.close()
 
 
 def write_batch(
@@ -216,9 +236,8 @@ def write_batch(
 
 
 def _derive_batch(
-    db: Database, traces: list[bytes], analyzer: int, content_changed: bool
+    db: Database, staged: StagedBatch, analyzer: int, content_changed: bool
 ) -> DeriveSummary:
-    staged = stage_batch(db, traces, analyzer)
     write_batch(db, staged, analyzer, content_changed)
     return staged.summary
 
@@ -226,146 +245,6 @@ def _derive_batch(
 def load_trials(db: Database, trace_ids: Sequence[str | bytes]) -> TrialEvidence:
     """The evidence adapter over the stored rows of the given traces."""
     spans, attributes = db.trial_rows(trace_ids)
-    return build_trials(spans, attributes, source_runs=db.trial_sources(trace_ids))
-
-
-def _derived_tables(
-    evidence: TrialEvidence, chains: list[StageDerivation], analyzer: int
-) -> tuple[pa.Table, pa.Table, pa.Table]:
-    """Column-wise rows of the derived chains, outcomes and measurements (one pass)."""
-    ids = evidence.trials.column("trial_id").to_pylist()
-    runs = evidence.trials.column("run_id").to_pylist()
-    spans = evidence.every_timed_spans()
-    chain_trials: list[int] = []  # trial index per chain
-    stage_rows: list[tuple[str, str, str | None, str | None]] = []
-    meas_rows: list[tuple[str, str, float | None]] = []
-    outcome: dict[str, list[object]] = {n: [] for n in OUTCOME.names[4:]}
-    derived = iter(chains)
-    for i, inp in enumerate(evidence.inputs):
-        if inp is None:  # contract version ahead: never coerced, no derived chain (§5.2)
-            continue
-        chain = next(derived)
-        chain_trials.append(i)
-        measured = derive_measurements(chain, spans[i])
-        stage_rows.extend(
-            (
-                r.stage.value,
-                r.state.value,
-                r.reason.value if r.reason else None,
-                _evidence_json(r.evidence.to_wire()) if r.evidence else None,
-            )
-            for r in chain.stage_results
-        )
-        meas_rows.extend(
-            (m.stage.value, m.reach.value, float(m.latency.value) if m.latency else None)
-            for m in measured.rows
-        )
-        disagreements = stage_measurement_disagreements(
-            measured, chain.stage_results, chain.stage_analyzer_version
-        )
-        for name, value in (
-            ("first_failed_stage", chain.first_failed_stage),
-            ("failure_category", chain.failure_category),
-            ("chain_verified", chain_is_well_formed(chain.stage_results)),
-            ("measurements_present", True),
-            ("measurements_verified", not disagreements),
-            ("measurements_schema_version", STAGE_MEASUREMENTS_SCHEMA_VERSION),
-            ("measurements_analyzer_version", measured.stage_analyzer_version),
-        ):
-            outcome[name].append(value.value if isinstance(value, Enum) else value)
-    six = len(STAGES)
-    per_stage = [t for t in chain_trials for _ in range(six)]
-    keys = {
-        "trial_id": [ids[t] for t in per_stage],
-        "run_id": [runs[t] for t in per_stage],
-        "source": ["derived"] * len(per_stage),
-        "analyzer_version": [analyzer] * len(per_stage),
-        "stage_index": list(range(six)) * len(chain_trials),
-    }
-    chain_cols = (
-        dict(
-            zip(
-                ("stage", "state", "reason", "evidence"), zip(*stage_rows, strict=True), strict=True
-            )
-        )
-        if stage_rows
-        else {}
+    return build_trials(
+        spans, ordered_attributes(attributes), source_runs=db.trial_sources(trace_ids)
     )
-    meas_cols = (
-        dict(zip(("stage", "reach", "latency_ms"), zip(*meas_rows, strict=True), strict=True))
-        if meas_rows
-        else {}
-    )
-    head = {
-        "trial_id": [ids[t] for t in chain_trials],
-        "run_id": [runs[t] for t in chain_trials],
-        "source": ["derived"] * len(chain_trials),
-        "analyzer_version": [analyzer] * len(chain_trials),
-    }
-    return (
-        _table({**keys, **{k: list(v) for k, v in chain_cols.items()}}, CHAIN),
-        _table({**head, **outcome}, OUTCOME),
-        _table({**keys, **{k: list(v) for k, v in meas_cols.items()}}, MEASUREMENTS),
-    )
-
-
-def _signal_tables(evidence: TrialEvidence) -> tuple[pa.Table, pa.Table]:
-    """Setup signals (one row per trial per phase) and evaluator flags, from the inputs."""
-    ids = evidence.trials.column("trial_id").to_pylist()
-    runs = evidence.trials.column("run_id").to_pylist()
-    setup: dict[str, list[object]] = {name: [] for name in SETUP_SIGNALS.names}
-    flags: dict[str, list[object]] = {name: [] for name in TRIAL_FLAGS.names}
-    for i, inp in enumerate(evidence.inputs):
-        if inp is None:
-            continue
-        ev = inp.evidence
-        flags["trial_id"].append(ids[i])
-        flags["run_id"].append(runs[i])
-        flags["evaluator_errored"].append(ev.evaluator_errored)
-        signals = ev.setup_signals
-        for phase in SetupPhase:
-            signal = getattr(signals, phase.value, None) if signals is not None else None
-            if signal is None:
-                continue
-            for name, value in (
-                ("trial_id", ids[i]),
-                ("run_id", runs[i]),
-                ("phase", phase.value),
-                ("outcome", str(signal.outcome)),
-                ("attribution", signal.attribution),
-                ("egress_verified", signal.egress_verified),
-                ("duration_ms", None if signal.duration_ms is None else float(signal.duration_ms)),
-            ):
-                setup[name].append(value)
-    return _table(setup, SETUP_SIGNALS), _table(flags, TRIAL_FLAGS)
-
-
-def _table(columns: dict[str, list[object]], schema: pa.Schema) -> pa.Table:
-    if not columns.get("trial_id"):
-        return schema.empty_table()
-    return pa.table(columns, schema=schema)
-
-
-def _evidence_json(wire: dict[str, object]) -> str:
-    """JSON.stringify-compatible text; orjson unless a lone surrogate needs JS escaping."""
-    try:
-        return orjson.dumps(wire).decode()
-    except TypeError:
-        return js_json(wire)
-
-
-def chain_is_well_formed(rows: Sequence[StageResult]) -> bool:
-    """Our own check of CONTRACT §2.1 for a chain we derived: six rows, in stage order."""
-    return len(rows) == len(STAGES) and all(
-        row.stage is stage for row, stage in zip(rows, STAGES, strict=True)
-    )
-
-
-def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    columns = {}
-    for field in schema:
-        if field.name in table.column_names:
-            columns[field.name] = table.column(field.name).cast(field.type)
-        else:
-            columns[field.name] = pa.nulls(table.num_rows, field.type)
-    return pa.table(columns, schema=schema)

@@ -9,11 +9,8 @@ earlier, interrupted call left underived is derived first.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import multiprocessing
-import os
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -31,6 +28,7 @@ from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
 from valuechain.ingest.source.stream import SourceStream
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
+from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import BytesDecoded, ImportProgress, Phase, Silent
 from valuechain.store import Committed, Database, PendingDerivation, SourceWriter
 
@@ -213,17 +211,6 @@ class DecodePool:
         if self._lifeline is not None:
             self._lifeline.close()
             self._lifeline = None
-
-
-def exit_with_parent(lifeline: Connection) -> None:
-    """A decode worker's initializer: exit the moment the importing process is gone."""
-    threading.Thread(target=_wait_for_eof, args=(lifeline,), daemon=True).start()
-
-
-def _wait_for_eof(lifeline: Connection) -> None:
-    with contextlib.suppress(EOFError, OSError):
-        lifeline.recv_bytes()  # nothing is ever sent: this returns only at EOF
-    os._exit(1)  # the parent died: no clean-up to do, its results have no reader
 
 
 def import_file(

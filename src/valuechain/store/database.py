@@ -234,7 +234,9 @@ class Database:
     def trial_rows(self, trace_ids: Iterable[str | bytes]) -> tuple[pa.Table, pa.Table]:
         """(spans, attributes) of the given traces, in the shapes the evidence adapter takes
         (``sql/evidence``); every file and import a trace arrived in is read, so its trials
-        are rebuilt whole. Ids are hex strings or 16 raw bytes each."""
+        are rebuilt whole; the attribute rows come unordered (``evidence.frames.
+        ordered_attributes`` puts them in the adapter's order). Ids are hex strings or 16 raw
+        bytes each."""
         ids = _hex_ids(trace_ids)
         return self._arrow(_TRIAL_SPANS, ids), self._arrow(_TRIAL_ATTRIBUTES, ids)
 

@@ -1,0 +1,24 @@
+"""Worker processes that exit with the process that started them, however it ends.
+
+Each worker's initializer watches the read end of a pipe whose only write end the parent
+holds; the kernel closes it when the parent dies (SIGKILL included), and the worker exits.
+Used by the import's decode workers and the derive step's staging workers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from multiprocessing.connection import Connection
+
+
+def exit_with_parent(lifeline: Connection) -> None:
+    """A worker's initializer: exit the moment the process that started it is gone."""
+    threading.Thread(target=_wait_for_eof, args=(lifeline,), daemon=True).start()
+
+
+def _wait_for_eof(lifeline: Connection) -> None:
+    with contextlib.suppress(EOFError, OSError):
+        lifeline.recv_bytes()  # nothing is ever sent: this returns only at EOF
+    os._exit(1)  # the parent died: no clean-up to do, its results have no reader
