@@ -85,9 +85,10 @@ class Removal:
             f"documents of {_n(self.runs, 'run')}"
         )
         if self.sources_reduced:
+            keeps = "keeps" if self.sources_reduced == 1 else "keep"
             line += (
-                f"; {_n(self.sources_reduced, 'source')} keep spans of other runs and list "
-                "fewer in the ledger"
+                f"; {_n(self.sources_reduced, 'source')} {keeps} spans of other runs and "
+                "list fewer in the ledger"
             )
         return line
 
