@@ -12,13 +12,13 @@ of diagnostics with the next owner of each non-passing trial. An empty complete 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Final
 from xml.etree import ElementTree as ET
 
+import polars as pl
 from pydantic import MISSING
 from rich.console import Console, Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from valuechain.contract.labels import (
@@ -32,6 +32,7 @@ from valuechain.contract.verdict_diagnostics import DiagnosticItem, VerifiedChai
 from valuechain.contract.verdict_summary import CaseVariantCounts, DecisionSummary
 from valuechain.contract.vocab import Verdict, VerdictSource
 from valuechain.query.verdict import VerdictView
+from valuechain.report.tables import fitted_table
 
 NOT_MEASURED: Final = "n/m"
 STYLES: Final = {
@@ -217,6 +218,11 @@ def _lines(view: VerdictView) -> Iterator[str]:
 # --- terminal --------------------------------------------------------------------------------
 
 
+def _frame(headers: Sequence[str], rows: list[list[str]]) -> pl.DataFrame:
+    """Rows of text cells as a frame, for an 80-column table that never breaks an id."""
+    return pl.DataFrame(rows, schema=dict.fromkeys(headers, pl.String), orient="row")
+
+
 def render_verdict(view: VerdictView) -> RenderableType:
     s = view.summary
     parts: list[RenderableType] = [
@@ -227,16 +233,13 @@ def render_verdict(view: VerdictView) -> RenderableType:
     if reasons:
         parts.append(Text("why:\n" + "\n".join(f"  {r}" for r in reasons)))
     if view.statistics:
-        cases = Table(*CASE_HEADERS, title="cases (statistics describe, never decide)")
-        for case, stats in view.statistics:
-            cases.add_row(*case_cells(case, stats))
-        parts.append(cases)
+        rows = [case_cells(case, stats) for case, stats in view.statistics]
+        title = "cases (statistics describe, never decide)"
+        parts.append(fitted_table(_frame(CASE_HEADERS, rows), title=title, max_rows=len(rows)))
     parts.append(Text(page_line(s)))
     if s.diagnostics.items:
-        items = Table(*ITEM_HEADERS)
-        for item in s.diagnostics.items:
-            items.add_row(*item_cells(item))
-        parts.append(items)
+        rows = [item_cells(item) for item in s.diagnostics.items]
+        parts.append(fitted_table(_frame(ITEM_HEADERS, rows), max_rows=len(rows)))
     more = next_page_line(view)
     if more:
         parts.append(Text(more))
