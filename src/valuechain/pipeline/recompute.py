@@ -27,7 +27,13 @@ import polars as pl
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError, VersionAheadError
 from valuechain.materialize.analytics import materialize_in_transaction
-from valuechain.pipeline.derive import DEFAULT_BATCH_TRACES, run_batches, stage_batch, write_batch
+from valuechain.pipeline.derive import (
+    DEFAULT_BATCH_TRACES,
+    run_batches,
+    stage_batch,
+    staged_batches,
+    write_batch,
+)
 from valuechain.query.staleness import prunable, stale_traces, state_flips, versions_ahead
 from valuechain.store import Database
 
@@ -96,8 +102,9 @@ def recompute(
     if dry_run:
         return _preview(db, plan, runs if runs is None else list(runs), prune)
     trials, documents, touched_runs = 0, 0, set[str]()
-    for done, batch in enumerate(plan.batches, start=1):
-        staged = stage_batch(db, batch.traces, analyzer)
+    # Staged in worker processes (as the derive step is) while this one writes, in order.
+    staging = staged_batches(db, [batch.traces for batch in plan.batches], analyzer)
+    for done, (batch, staged) in enumerate(zip(plan.batches, staging, strict=True), start=1):
         batch_runs = sorted({*staged.summary.run_ids, *batch.stored_run_ids})
         written: list[int] = []
         # Behind only: the runs' chains at other versions are untouched, so are their documents.
