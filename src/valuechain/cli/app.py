@@ -17,18 +17,28 @@ from rich.console import Console
 
 from valuechain import api
 from valuechain._version import __version__
+from valuechain.cli.options import wait_option, waited
 from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.formats import Format, render_bytes, to_rich_table
 from valuechain.store import default_store_path
 from valuechain.store.memory_limit import memory_limit_bytes
 
+# The commands that never open the store of --store (no ``--wait``).
+STORELESS = frozenset({"demo", "schema", "synth"})  # demo: its own store, recreated
 out = Console()
 err = Console(stderr=True)
 
 
 class Boundary(click.Group):
     """The one place expected errors become a red line and exit code 1."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """Every command that opens a store takes ``--wait`` too (``valuechain import --wait
+        30 …`` as well as ``valuechain --wait 30 import …``)."""
+        if (name or cmd.name) not in STORELESS:
+            wait_option()(cmd)
+        super().add_command(cmd, name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -70,6 +80,7 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None)
     callback=_memory_limit,
     help="Most memory the store's engine may use, e.g. 512MB (default 1GB); it spills beyond.",
 )
+@wait_option(envvar="VALUECHAIN_WAIT")
 @click.pass_context
 def main(ctx: click.Context, store_path: Path | None, memory_limit: str | None) -> None:
     """Honest user-value-chain analytics from OTLP eval traces of MCP servers."""
@@ -100,6 +111,7 @@ def open_store(
         read_only=read_only,
         memory_limit=choice.memory_limit,
         allow_files=allow_files,
+        wait=waited(ctx),
     )
     try:
         pending = store.pending_derivation()

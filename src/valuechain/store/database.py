@@ -22,7 +22,7 @@ import pyarrow as pa
 from valuechain._version import __version__
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
-from valuechain.store import sqlfiles
+from valuechain.store import lock, sqlfiles
 from valuechain.store.consistency import check_ledger
 from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.pending import PendingDerivation, PendingGroup
@@ -52,12 +52,13 @@ class Database:
         read_only: bool = False,
         memory_limit: str | None = None,
         allowed_directories: Sequence[Path] = (),
+        wait: float = 0.0,
     ) -> None:
         self.path = str(path)
         limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
         memory_limit_bytes(limit, "memory_limit" if memory_limit else f"${MEMORY_LIMIT_ENV}")
         try:
-            self.con = duckdb.connect(self.path, read_only=read_only)
+            self.con = lock.connect(self.path, read_only=read_only, wait=wait)
         except duckdb.Error as exc:
             raise StoreError(
                 self.path,
@@ -348,8 +349,10 @@ def open_database(
     read_only: bool = False,
     memory_limit: str | None = None,
     allowed_directories: Sequence[Path] = (),
+    wait: float = 0.0,
 ) -> Database:
-    """Open (creating if needed) the store at ``path`` or the default location."""
+    """Open (creating if needed) the store at ``path`` or the default location; while another
+    process holds it, wait up to ``wait`` seconds (then `StoreBusyError`)."""
     target = Path(path) if path is not None else default_store_path()
     if read_only and not target.exists():
         raise StoreError(
@@ -360,6 +363,7 @@ def open_database(
         read_only=read_only,
         memory_limit=memory_limit,
         allowed_directories=allowed_directories,
+        wait=wait,
     )
 
 
