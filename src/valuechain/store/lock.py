@@ -73,7 +73,7 @@ def _command_of(pid: int) -> str | None:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return None
-    words = [a.decode(errors="replace") for a in argv if a]
-    at = next((i for i, w in enumerate(words) if "valuechain" in Path(w).name), 0)
+    words = [" ".join(a.decode(errors="replace").split()) for a in argv if a]
+    at = next((i for i, w in enumerate(words) if Path(w).name == "valuechain"), 0)
     text = " ".join([Path(words[at]).name, *words[at + 1 :]]) if words else ""
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
