@@ -67,7 +67,7 @@ def _args(command: tuple[str, ...], export: Path) -> list[str]:
     return [a.format(export=export) for a in command]
 
 
-@pytest.mark.parametrize(("command", "kind"), COMMANDS, ids=lambda c: " ".join(c))
+@pytest.mark.parametrize(("command", "kind"), COMMANDS, ids=" ".join)
 @pytest.mark.parametrize("holder", ["write", "read"])
 def test_a_held_store_says_who_holds_it_and_changes_nothing(
     command: tuple[str, ...], kind: str, holder: str, store: Path, exports: list[Path]
@@ -133,7 +133,7 @@ def test_the_library_raises_a_typed_error_and_waits_when_asked(store: Path) -> N
     with holding(store) as child:
         with pytest.raises(StoreBusyError, match=rf"store is busy \(pid {child.pid}"):
             api.open(store)
-        with pytest.raises(StoreBusyError, match="still busy after waiting 0.1 s"):
+        with pytest.raises(StoreBusyError, match=r"still busy after waiting 0\.1 s"):
             api.open(store, read_only=True, wait=0.1)
     with holding(store, "read"):
         api.open(store, read_only=True).close()  # readers share it
