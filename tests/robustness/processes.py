@@ -118,3 +118,14 @@ def _without_clock(document: str) -> str:
     for key in ("createdAt", "updatedAt"):
         parsed.pop(key, None)
     return json.dumps(parsed, sort_keys=True)
+
+
+def assert_ledger_balanced(db: Database) -> None:
+    """TRACE-FORMAT §5.1 on every ledger row, the store's deduplication included."""
+    unbalanced = db.fetch_one(
+        "SELECT count(*) FROM core.sources WHERE records_read <> records_ingested "
+        "+ records_other_signal + records_quarantined OR spans_read <> span_rows "
+        "+ spans_quarantined + spans_deduplicated OR attributes_read <> attribute_rows "
+        "+ attributes_quarantined + attributes_deduplicated"
+    )
+    assert unbalanced == (0,)

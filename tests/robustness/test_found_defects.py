@@ -1,4 +1,5 @@
-"""Defects the fuzz tests found, each pinned by the smallest input that showed it."""
+"""Defects the fuzz tests and the bad-input corpus found, each pinned by the smallest input that
+showed it (the corpus files of `fixtures/bad/` pin the others through `test_bad_corpus.py`)."""
 
 from __future__ import annotations
 
