@@ -23,7 +23,7 @@ from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.formats import Format, render_bytes, to_rich_table
 from valuechain.store import default_store_path
-from valuechain.store.disk import disk_full
+from valuechain.store.disk import storage_error
 from valuechain.store.memory_limit import memory_limit_bytes
 
 # The commands that never open the store of --store (no ``--wait``).
@@ -47,11 +47,11 @@ class Boundary(click.Group):
             return super().invoke(ctx)
         except ValuechainError as exc:
             fail(exc.render())
-        except duckdb.Error as exc:  # a full disk is the user's to fix; anything else a bug
-            full = disk_full(exc, str(store_path(ctx)))
-            if full is None:
+        except duckdb.Error as exc:  # a full disk, a damaged file: the user's to fix; else a bug
+            storage = storage_error(exc, str(store_path(ctx)))
+            if storage is None:
                 raise
-            fail(full.render())
+            fail(storage.render())
 
 
 def fail(message: str) -> NoReturn:

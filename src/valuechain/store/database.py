@@ -24,6 +24,7 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import lock, sqlfiles
 from valuechain.store.consistency import check_ledger
+from valuechain.store.disk import cannot_open
 from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.sandbox import read_only_sql, sandbox
@@ -60,11 +61,7 @@ class Database:
         try:
             self.con = lock.connect(self.path, read_only=read_only, wait=wait)
         except duckdb.Error as exc:
-            raise StoreError(
-                self.path,
-                f"cannot open the store ({exc})",
-                "check the path, or close the program holding the file",
-            ) from exc
+            raise cannot_open(self.path, exc) from exc
         try:
             sandbox(
                 self.con, self.path, memory_limit=limit, allowed_directories=allowed_directories
