@@ -51,7 +51,7 @@ def _run(*args: str | Path, limit: int | None = None) -> subprocess.CompletedPro
         env=ENV,
         check=False,
         timeout=600,
-        preexec_fn=limited if limit is not None else None,  # noqa: PLW1509 (no threads here)
+        preexec_fn=limited if limit is not None else None,
     )
 
 
