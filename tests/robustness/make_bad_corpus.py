@@ -12,39 +12,20 @@ import copy
 import gzip
 import json
 import struct
+import sys
 from pathlib import Path
 from typing import Any
 
-from valuechain.ingest.bytes.compression import zstd_compress
-
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))  # the builders every test uses (a script, not a test)
+
+from conftest import START_NS as T0  # noqa: E402
+from conftest import TRACE_ID as TRACE  # noqa: E402
+from conftest import request, span  # noqa: E402
+from valuechain.ingest.bytes.compression import zstd_compress  # noqa: E402
+
 BAD = ROOT / "fixtures" / "bad"
 EXAMPLE = ROOT / "fixtures/public/spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"
-TRACE = "5b8efff798038103d269b633813fc60c"
-T0 = 1_700_000_000_000_000_000
-
-
-def span(n: int = 1, **fields: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "traceId": TRACE,
-        "spanId": f"{n:016x}",
-        "name": f"span-{n}",
-        "kind": 1,
-        "startTimeUnixNano": str(T0 + n * 1000),
-        "endTimeUnixNano": str(T0 + n * 1000 + 500),
-        "attributes": [{"key": "n", "value": {"intValue": str(n)}}],
-    }
-    out.update(fields)
-    return {k: v for k, v in out.items() if v is not ...}
-
-
-def request(*spans: dict[str, Any], **resource: Any) -> dict[str, Any]:
-    res = resource or {"attributes": [{"key": "service.name", "value": {"stringValue": "svc"}}]}
-    return {
-        "resourceSpans": [
-            {"resource": res, "scopeSpans": [{"scope": {"name": "lib"}, "spans": list(spans)}]}
-        ]
-    }
 
 
 def dumps(obj: Any) -> bytes:
