@@ -23,7 +23,7 @@ from valuechain.store import Database
 # run outside CI: HYPOTHESIS_PROFILE=campaign make test, or pytest tests/robustness). A test's
 # own ``@settings(max_examples=…)`` still wins over either.
 settings.register_profile(
-    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
     "campaign",

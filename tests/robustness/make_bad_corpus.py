@@ -96,6 +96,14 @@ def contract_cases() -> dict[str, bytes]:
     )
     d["resourceSpans"][0]["scopeSpans"][0]["spans"].extend(other)
     out["contract_trial_id_conflict.json"] = dumps(d)
+    d = copy.deepcopy(doc)
+    call = next(s for s in all_spans(d) if s["name"].startswith("tools/call"))
+    set_attr(call, "mcp.app.tool.outcome", {"stringValue": "transport_error"})
+    out["contract_transport_error_without_code.json"] = dumps(d)
+    d = copy.deepcopy(doc)
+    evidence = {"arrayValue": {"values": [{"stringValue": "00000000000000ff"}]}}
+    set_attr(trial_root(d), "mcp.app.stages.1.evidence.span_ids", evidence)
+    out["contract_evidence_unresolved.json"] = dumps(d)
     return out
 
 
