@@ -5,7 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench import decoders, derive, ingest, materialize, recompute, store_open, trend
+from bench import (
+    coverage,
+    decoders,
+    derive,
+    ingest,
+    materialize,
+    recompute,
+    store_open,
+    store_ops,
+    tables,
+    trend,
+    verdict,
+)
 
 SUITES = {
     "ingest": ingest.run,
@@ -17,6 +29,10 @@ SUITES = {
     "store-open": store_open.run,
     "trend": trend.run,
     "recompute": recompute.run,
+    "store-ops": store_ops.run,
+    "verdict": verdict.run,
+    "coverage": coverage.run,
+    "tables": tables.run,
 }
 
 

@@ -1,15 +1,19 @@
 """How fast the native JSON decoders we already depend on turn OTLP/JSON into typed data.
 
-The question this answers: could an import reach R = import MB/s ÷ the pysimdjson ceiling
-≥ 0.10 by handing the decoding to one of them? Each case decodes the same ≥ 200 MB synthetic
+The question this answers: which native decoder should the import's decode be built on (issue
+16: R_store ≥ 0.4, R_parse ≥ 0.3; see ``ingest``)? Each case decodes the same ≥ 200 MB synthetic
 NDJSON export as the ``ingest`` suite, in the same run as the ceiling, and builds nothing that
 the store would need beyond what it names — so each is an upper bound for an import built on it:
 
 - ``simdjson ×2``        THE CEILING (as in ``ingest``): parse only, both cores
 - ``msgspec typed ×2``   valuechain's msgspec Structs (the fast path's schema), both cores;
                          Python objects only, no Arrow columns, no store
-- ``pyarrow.json``       Arrow's C++ NDJSON reader with an explicit OTLP schema, both threads:
-                         nested Arrow columns, not yet flattened into the store's tables
+- ``pyarrow.json``       Arrow's C++ NDJSON reader with the native path's explicit OTLP schema
+                         (``ingest/otlp/native_text.py``), both threads and one: nested Arrow
+                         columns, not yet flattened into the store's tables
+- ``native decode``      what the import runs on one core: that reader, then Arrow compute into
+                         the span tables with canonical hashes (``ingest/otlp/native.py``)
+- ``msgspec decode``     the msgspec fast path with the reference fallback, one core
 - ``duckdb read_json``   DuckDB's reader with the same structure given as column types
 - ``duckdb store floor`` the other half of an import: the export's tables, already decoded
                          (untimed), written into a fresh DuckDB file (plain CREATE TABLE AS, no
@@ -29,93 +33,7 @@ import pyarrow.json as pa_json
 from bench.common import Timing, console, report, timed
 from bench.ingest import MB, both_cores, simdjson_parse, synthetic_ndjson
 from valuechain.ingest.decode import DecodeOptions, decode_export
-
-# ---------------------------------------------------------------------------- the OTLP shape
-_MAX_ANY_DEPTH = 2  # arrayValue / kvlistValue nesting the explicit schemas spell out
-
-
-def _any_value(depth: int) -> pa.DataType:
-    fields = [
-        ("stringValue", pa.string()),
-        ("intValue", pa.string()),
-        ("boolValue", pa.bool_()),
-        ("doubleValue", pa.float64()),
-        ("bytesValue", pa.string()),
-    ]
-    if depth > 0:
-        inner = _any_value(depth - 1)
-        pair = pa.struct([("key", pa.string()), ("value", inner)])
-        fields.append(("arrayValue", pa.struct([("values", pa.list_(inner))])))
-        fields.append(("kvlistValue", pa.struct([("values", pa.list_(pair))])))
-    return pa.struct(fields)
-
-
-def otlp_arrow_schema() -> pa.Schema:
-    """ExportTraceServiceRequest as an Arrow schema (camelCase OTLP/JSON field names)."""
-    kvs = pa.list_(pa.struct([("key", pa.string()), ("value", _any_value(_MAX_ANY_DEPTH))]))
-    count = pa.int64()
-    span = pa.struct(
-        [
-            ("traceId", pa.string()),
-            ("spanId", pa.string()),
-            ("parentSpanId", pa.string()),
-            ("traceState", pa.string()),
-            ("flags", count),
-            ("name", pa.string()),
-            ("kind", count),
-            ("startTimeUnixNano", pa.string()),
-            ("endTimeUnixNano", pa.string()),
-            ("attributes", kvs),
-            ("droppedAttributesCount", count),
-            (
-                "events",
-                pa.list_(
-                    pa.struct(
-                        [
-                            ("timeUnixNano", pa.string()),
-                            ("name", pa.string()),
-                            ("attributes", kvs),
-                            ("droppedAttributesCount", count),
-                        ]
-                    )
-                ),
-            ),
-            ("droppedEventsCount", count),
-            (
-                "links",
-                pa.list_(
-                    pa.struct(
-                        [
-                            ("traceId", pa.string()),
-                            ("spanId", pa.string()),
-                            ("traceState", pa.string()),
-                            ("attributes", kvs),
-                            ("droppedAttributesCount", count),
-                            ("flags", count),
-                        ]
-                    )
-                ),
-            ),
-            ("droppedLinksCount", count),
-            ("status", pa.struct([("message", pa.string()), ("code", count)])),
-        ]
-    )
-    scope = pa.struct(
-        [
-            ("name", pa.string()),
-            ("version", pa.string()),
-            ("attributes", kvs),
-            ("droppedAttributesCount", count),
-        ]
-    )
-    scope_spans = pa.struct(
-        [("scope", scope), ("schemaUrl", pa.string()), ("spans", pa.list_(span))]
-    )
-    resource = pa.struct([("attributes", kvs), ("droppedAttributesCount", count)])
-    resource_spans = pa.struct(
-        [("resource", resource), ("schemaUrl", pa.string()), ("scopeSpans", pa.list_(scope_spans))]
-    )
-    return pa.schema([("resourceSpans", pa.list_(resource_spans))])
+from valuechain.ingest.otlp import native
 
 
 def _duckdb_type(arrow: pa.DataType) -> str:
@@ -144,17 +62,21 @@ def run(size_mb: int = 200) -> list[Timing]:
     path = synthetic_ndjson(max(size_mb, 200))
     data = path.read_bytes()
     megabytes = len(data) / MB
-    schema = otlp_arrow_schema()
+    schema = native.SCHEMA
 
-    def pyarrow_json() -> int:
+    def pyarrow_json(threads: bool = True) -> int:
         table = pa_json.read_json(
             pa.BufferReader(data),
-            read_options=pa_json.ReadOptions(use_threads=True, block_size=8 << 20),
+            read_options=pa_json.ReadOptions(use_threads=threads, block_size=8 << 20),
             parse_options=pa_json.ParseOptions(
-                explicit_schema=schema, unexpected_field_behavior="error"
+                explicit_schema=native.SCHEMA, unexpected_field_behavior="error"
             ),
         )
         return table.num_rows
+
+    def decoding(native_path: bool) -> int:
+        options = DecodeOptions(workers=0, native=native_path)
+        return decode_export(data, path.name, options).span_count
 
     def duckdb_read_json() -> int:
         columns = {"resourceSpans": _duckdb_type(schema.field("resourceSpans").type)}
@@ -184,6 +106,11 @@ def run(size_mb: int = 200) -> list[Timing]:
         ),
         Timing("msgspec typed ×2", both_cores(msgspec_typed, path), megabytes, records, "records"),
         timed("pyarrow.json (2 threads)", pyarrow_json, megabytes, item_name="records"),
+        timed(
+            "pyarrow.json (1 thread)", lambda: pyarrow_json(False), megabytes, item_name="records"
+        ),
+        timed("native decode (1 core)", lambda: decoding(True), megabytes),
+        timed("msgspec decode (1 core)", lambda: decoding(False), megabytes),
         timed("duckdb read_json", duckdb_read_json, megabytes, item_name="records"),
         timed("duckdb store floor", duckdb_store_floor, megabytes),
     ]

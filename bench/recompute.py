@@ -1,10 +1,10 @@
 """Recompute on an analyzer upgrade vs the derive step that first wrote the chains.
 
 A store of ``N`` trials is built once per size: one synthetic export of ``BASE_TRIALS`` trials
-(redacted, 10 runs) is imported without derivation, then its evidence tables (``core.spans``,
-``core.resources``, ``core.scopes`` and their span/resource ``core.attributes``) are copied in
-SQL with fresh trace, run and trial ids until the store holds ``N`` trials — evidence generated
-directly as tables, no JSON decoded past the first copy. Over it we time:
+(redacted, 10 runs) is imported without derivation, then its spans and their attributes
+(``core.spans``, ``core.attributes``; resources and scopes are shared) are copied in SQL with
+fresh trace, run and trial ids until the store holds ``N`` trials — evidence generated directly
+as tables, no JSON decoded past the first copy. Over it we time:
 - ``derive+materialize @11``  the import's derive step over every trace at analyzer 11
                               (evidence → chains → documents; the baseline)
 - ``recompute 11→12``         every trial is behind: re-derived at 12 beside the 11 chains,
@@ -12,62 +12,53 @@ directly as tables, no JSON decoded past the first copy. Over it we time:
                               (goal ≤ 1.2× the baseline)
 - ``recompute (no-op)``       nothing is stale: the staleness scan alone (goal < 1 % of a full
                               recompute)
-and print each as trials/s with its ratio to the baseline, for every size (the scaling).
+and print each with its wall and CPU time (every thread; robust to a shared machine), its ratio
+to the baseline, and its own peak RSS (the mark is reset before each step), for every size, then
+one line per size (the scaling).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import OUT, Timing, console, report
-from valuechain.pipeline.derive import derive_traces
+from rich.console import Console
+from rich.table import Table
+
+from bench.common import OUT, Timing, machine
+from valuechain.pipeline.derive import DeriveSummary, derive_traces
 from valuechain.pipeline.imports import ImportOptions, import_paths
-from valuechain.pipeline.recompute import recompute
+from valuechain.pipeline.recompute import RecomputeResult, recompute
 from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
 
+console = Console(width=160)  # the ratio lines stay whole in a log
 BASE_TRIALS = 10_000  # 10 runs x 25 cases x 4 models x 10 repetitions
 SIZES = tuple(int(n) for n in os.environ.get("BENCH_RECOMPUTE_SIZES", "100000,300000").split(","))
 
-# One copy of the base evidence: new trace ids (the copy number in the first two bytes), row ids
-# moved past every earlier copy, run and trial ids suffixed with the copy number.
-_COPY_RESOURCES = """
-INSERT INTO core.resources
-SELECT resource_row + $copy * $resources, source_id, record_index, resource_index, schema_url,
-       dropped_attributes_count
-FROM core.resources WHERE resource_row < $resources
-"""
-_COPY_SCOPES = """
-INSERT INTO core.scopes
-SELECT scope_row + $copy * $scopes, resource_row + $copy * $resources, name, version, schema_url,
-       dropped_attributes_count
-FROM core.scopes WHERE scope_row < $scopes
-"""
+# One copy of the base evidence: new trace ids (a hash of the id and the copy number), span
+# rows moved past every earlier copy, run and trial ids suffixed with the copy number. Resources
+# and scopes are shared with the original, as an import stores an identical resource once.
+# `* REPLACE` keeps the copy right when a table gains a column.
 _COPY_SPANS = """
 INSERT INTO core.spans
-SELECT span_row + $copy * $spans, scope_row + $copy * $scopes, resource_row + $copy * $resources,
-       source_id, record_index,
-       unhex(printf('%04x', $copy)) || trace_id[3:], span_id, parent_span_id, trace_state, flags,
-       name, kind, kind_name_raw, start_time_unix_nano, end_time_unix_nano, start_time, end_time,
-       duration_ns, status_code, status_code_name_raw, status_message, dropped_attributes_count,
-       dropped_events_count, dropped_links_count, oi_span_kind, mcp_app_role, content_hash,
-       json_path, dup_group
+SELECT * REPLACE (span_row + $copy * $spans AS span_row,
+                  unhex(md5(hex(trace_id) || '/' || $copy)) AS trace_id)
 FROM core.spans WHERE span_row < $spans
 """
 _COPY_ATTRIBUTES = """
 INSERT INTO core.attributes
-SELECT owner_type,
-       owner_row + $copy * CASE owner_type WHEN 'span' THEN $spans ELSE $resources END,
-       ordinal, key, value_type,
-       CASE WHEN key IN ('mcp.app.run.id', 'mcp.app.trial.id')
-            THEN string_value || '_' || $copy ELSE string_value END,
-       int_value, double_value, bool_value, bytes_value, json_value, large_value_ref
+SELECT * REPLACE (owner_row + $copy * $spans AS owner_row,
+                  CASE WHEN key IN ('mcp.app.run.id', 'mcp.app.trial.id')
+                       THEN string_value || '_' || $copy ELSE string_value END AS string_value)
 FROM core.attributes
 WHERE owner_type = 'span' AND owner_row < $spans
-   OR owner_type = 'resource' AND owner_row < $resources
 """
 
 
@@ -86,16 +77,12 @@ def build_store(path: Path, trials: int) -> Database:
     start = time.perf_counter()
     db = Database(path)
     assert import_paths(db, [base_export()], ImportOptions(derive=False)).ok
-    counts = {
-        name: db.con.execute(f"SELECT max({name[:-1]}_row) + 1 FROM core.{name}").fetchall()[0][0]
-        for name in ("spans", "scopes", "resources")
-    }
+    spans = db.con.execute("SELECT max(span_row) + 1 FROM core.spans").fetchall()[0][0]
     copies = max(1, trials // BASE_TRIALS)
     for copy in range(1, copies):
         db.con.begin()
-        for statement in (_COPY_RESOURCES, _COPY_SCOPES, _COPY_SPANS, _COPY_ATTRIBUTES):
-            params = {k: v for k, v in {**counts, "copy": copy}.items() if f"${k}" in statement}
-            db.con.execute(statement, params)
+        for statement in (_COPY_SPANS, _COPY_ATTRIBUTES):
+            db.con.execute(statement, {"spans": spans, "copy": copy})
         db.con.commit()
     db.con.execute("CHECKPOINT")
     traces = db.con.execute("SELECT count(DISTINCT trace_id) FROM core.spans").fetchall()[0][0]
@@ -106,24 +93,67 @@ def build_store(path: Path, trials: int) -> Database:
     return db
 
 
-def measure(trials: int, folder: Path) -> list[Timing]:
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One timed step: wall and CPU seconds (every thread), and its own peak RSS."""
+
+    name: str
+    wall: float
+    cpu: float
+    peak_mb: int
+
+
+def timed_phase(name: str, fn: Callable[[], object]) -> tuple[Phase, object]:
+    """Run ``fn`` with the process's peak-RSS mark reset first (Linux: /proc/self/clear_refs),
+    so the peak is this step's own, not the store build's before it."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return Phase(name, time.perf_counter() - wall, time.process_time() - cpu, _peak_mb()), result
+
+
+def _peak_mb() -> int:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
+def measure(trials: int, folder: Path) -> list[Phase]:
     with build_store(folder / f"recompute-{trials}.duckdb", trials) as db:
-        start = time.perf_counter()
-        first = derive_traces(db, None, analyzer=11)
-        derive_s = time.perf_counter() - start
-        start = time.perf_counter()
-        full = recompute(db)
-        full_s = time.perf_counter() - start
-        start = time.perf_counter()
-        noop = recompute(db)
-        noop_s = time.perf_counter() - start
-    assert full.trials == first.trials and noop.nothing_stale
-    n = first.trials
-    return [
-        Timing(f"derive+materialize @11 ({n:,})", derive_s, n / 1e6, n, "trials"),
-        Timing(f"recompute 11→12 ({n:,})", full_s, n / 1e6, n, "trials"),
-        Timing(f"recompute no-op ({n:,})", noop_s, n / 1e6, n, "trials"),
-    ]
+        derive, first = timed_phase(
+            "derive+materialize @11", lambda: derive_traces(db, None, analyzer=11)
+        )
+        full, result = timed_phase("recompute 11→12", lambda: recompute(db))
+        noop, again = timed_phase("recompute no-op", lambda: recompute(db))
+    assert isinstance(first, DeriveSummary) and isinstance(result, RecomputeResult)
+    assert isinstance(again, RecomputeResult)
+    assert result.trials == first.trials and again.nothing_stale
+    return [derive, full, noop]
+
+
+# (header, cell) of the per-size table: a step, the size in trials, the baseline step.
+_COLUMNS: tuple[tuple[str, Callable[[Phase, int, Phase], str]], ...] = (
+    ("step", lambda p, n, base: p.name),
+    ("wall s", lambda p, n, base: f"{p.wall:.2f}"),
+    ("trials/s", lambda p, n, base: f"{n / p.wall:,.0f}"),
+    ("÷ derive (wall)", lambda p, n, base: f"{p.wall / base.wall:.3f}"),
+    ("CPU s", lambda p, n, base: f"{p.cpu:.2f}"),
+    ("÷ derive (CPU)", lambda p, n, base: f"{p.cpu / base.cpu:.3f}"),
+    ("peak RSS MB", lambda p, n, base: f"{p.peak_mb:,}"),
+)
+
+
+def _table(trials: int, phases: list[Phase]) -> Table:
+    title = f"recompute vs derive, {trials:,} trials — {machine()}"
+    table = Table(title=title, header_style="bold")
+    for header, _ in _COLUMNS:
+        table.add_column(header, justify="left" if header == "step" else "right")
+    for phase in phases:
+        table.add_row(*(cell(phase, trials, phases[0]) for _, cell in _COLUMNS))
+    return table
 
 
 def run(size_mb: int) -> list[Timing]:
@@ -131,19 +161,20 @@ def run(size_mb: int) -> list[Timing]:
     trial counts). ``size_mb`` is ignored: the stores are sized in trials."""
     del size_mb
     timings: list[Timing] = []
+    summary: list[str] = []
     with tempfile.TemporaryDirectory(prefix="valuechain-bench-") as tmp:
         for trials in SIZES:
-            found = measure(trials, Path(tmp))
-            report(
-                f"recompute vs derive ({trials:,} trials; 'MB' = million trials)",
-                found,
-                baseline=found[0].name,
+            phases = measure(trials, Path(tmp))
+            console.print(_table(trials, phases))
+            derive, full, noop = phases
+            line = (
+                f"{trials:>9,} trials: full recompute = {full.wall / derive.wall:.2f}x "
+                f"derive+materialize wall ({full.cpu / derive.cpu:.2f}x CPU; goal <= 1.2), "
+                f"no-op = {100 * noop.wall / full.wall:.3f} % of a full recompute (goal < 1 %), "
+                f"peak RSS {max(p.peak_mb for p in phases):,} MB"
             )
-            derive, full, noop = (t.seconds for t in found)
-            console.print(
-                f"{trials:,} trials: full recompute = {full / derive:.2f}x derive+materialize "
-                f"(goal <= 1.2); no-op = {100 * noop / full:.2f} % of a full recompute "
-                "(goal < 1 %)"
-            )
-            timings += found
+            console.print(line)
+            summary.append(line)
+            timings += [Timing(p.name, p.wall, trials / 1e6, trials, "trials") for p in phases]
+    console.print("scaling:", *summary, sep="\n")
     return timings

@@ -10,6 +10,9 @@
 --   `latencies` the measured latencies of selection, call, response — the only stages §4
 --               lets carry one (a measurement with latency elsewhere fails the §4 validator)
 -- so duplicate positions show (count > distinct positions: an array holds one row per index).
+-- Only the chains of the documents asked for: every one ($all_versions), or those whose
+-- document version is in $versions (a derived chain's own version; the producer's is read at
+-- $reader_version, 040).
 -- Grain: one row per (tkey, source, analyzer_version). Reads: a_target_runs, a_trial_keys,
 -- core.stage_chain, core.stage_measurements.
 CREATE OR REPLACE TEMP TABLE a_chain_sigs AS
@@ -28,6 +31,8 @@ WITH chain_rows AS (
     FROM core.stage_chain c
     JOIN a_target_runs USING (run_id)
     WHERE c.source IN ('derived', 'producer')
+        AND ($all_versions OR list_contains(CAST($versions AS INTEGER[]),
+            CASE c.source WHEN 'derived' THEN c.analyzer_version ELSE $reader_version END))
 ), measurement_rows AS (
     SELECT
         m.run_id, m.trial_id, m.source, m.analyzer_version,
@@ -41,6 +46,8 @@ WITH chain_rows AS (
     JOIN a_target_runs USING (run_id)
     WHERE m.source IN ('derived', 'producer') AND m.reach = 'reached'
         AND m.stage_index BETWEEN 0 AND 5
+        AND ($all_versions OR list_contains(CAST($versions AS INTEGER[]),
+            CASE m.source WHEN 'derived' THEN m.analyzer_version ELSE $reader_version END))
 ), all_rows AS (
     SELECT * FROM chain_rows
     UNION ALL

@@ -5,7 +5,7 @@
 -- at, each read by a reader at that version; the producer's persisted chain is kept at its
 -- newest stored version and read by valuechain's current analyzer ($reader_version), which
 -- excludes a version-ahead one (§5.4 step 3). `doc_version` is the reader version of the
--- document the chain belongs to.
+-- document the chain belongs to; only documents at $versions are built unless $all_versions.
 -- Grain: one row per (tkey, source, analyzer_version) kept. Reads: a_target_runs,
 -- a_trial_keys, a_chain_sigs, core.trial_outcome.
 CREATE OR REPLACE TEMP TABLE a_versions AS
@@ -18,6 +18,8 @@ WITH outcomes AS (
     JOIN a_target_runs USING (run_id)
     JOIN a_trial_keys k USING (run_id, trial_id)
     WHERE o.source IN ('derived', 'producer')
+        AND ($all_versions OR list_contains(CAST($versions AS INTEGER[]),
+            CASE o.source WHEN 'derived' THEN o.analyzer_version ELSE $reader_version END))
 ), joined AS (
     SELECT
         coalesce(c.tkey, o.tkey)                                   AS tkey,

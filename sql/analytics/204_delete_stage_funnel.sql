@@ -1,3 +1,5 @@
--- Replace, step 1: drop the target runs' rows of core.stage_funnel (every chain source and version).
+-- Replace, step 1: drop the target runs' rows of core.stage_funnel (every chain source; every
+-- version, or those in $versions).
 -- Grain: none. Reads: a_target_runs.
-DELETE FROM core.stage_funnel WHERE run_id IN (SELECT run_id FROM a_target_runs);
+DELETE FROM core.stage_funnel WHERE run_id IN (SELECT run_id FROM a_target_runs)
+  AND ($all_versions OR list_contains(CAST($versions AS INTEGER[]), analyzer_version));

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -18,14 +18,20 @@ import polars as pl
 
 from valuechain.contract.compare import RunComparison
 from valuechain.contract.documents import StageAnalyticsV1
+from valuechain.contract.verdict_policy import PolicyFileError, VerdictPolicyFile, parse_policy_file
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.errors import UsageError
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
+from valuechain.pipeline.follow import FollowRound, follow
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
+from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
+from valuechain.pipeline.progress import ImportProgress
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.compare import compare_runs
+from valuechain.query.coverage import coverage_frame, coverage_lint_frame, coverage_request
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
 from valuechain.query.issues import issues_frame
 from valuechain.query.runs import (
@@ -39,7 +45,9 @@ from valuechain.query.runs import (
 from valuechain.query.spans import spans_by_role
 from valuechain.query.trend import runs_outside_partitions, trend_frame, trend_request
 from valuechain.query.trial import TrialView, first_failing_trial, trial_view
+from valuechain.query.verdict import VerdictView, verdict_view
 from valuechain.store import Database, PendingDerivation, open_database
+from valuechain.store.maintenance import StoreInfo, store_info
 
 
 class Store:
@@ -58,7 +66,7 @@ class Store:
         *,
         strict: bool = False,
         salvage: bool = False,
-        on_progress: ProgressFn | None = None,
+        on_progress: ProgressFn | ImportProgress | None = None,
         derive: bool = True,
         analyzer: int = STAGE_ANALYZER_VERSION,
         **decode_options: Any,
@@ -222,8 +230,77 @@ class Store:
         the store was opened with ``allow_files``; ``$name`` parameters bind ``params``."""
         return self.db.sql(query, params)
 
+    def info(self, *, limit: int = 20) -> StoreInfo:
+        """Schema version, analyzer versions present, sizes, rows by table, runs, sources."""
+        return store_info(self.db.con, self.db.path, limit=limit)
+
+    def delete(
+        self, *, run: str | None = None, source: str | None = None, dry_run: bool = False
+    ) -> Removal:
+        """Remove one run or one source (path or sha256) and what came only from it, deriving
+        what was shared again, in one transaction (``dry_run``: count, change nothing)."""
+        return delete(self.db, run=run, source=source, dry_run=dry_run)
+
+    def purge_content(self, *, dry_run: bool = False) -> Purge:
+        """Drop every content-gated value (TRACE-FORMAT §3.6); chains and funnels stay."""
+        return purge_content(self.db, dry_run=dry_run)
+
+    def follow(
+        self,
+        directory: str | Path,
+        *,
+        interval: float = 2.0,
+        stop: Callable[[float], bool],
+        on_round: Callable[[FollowRound], None] | None = None,
+        strict: bool = False,
+        salvage: bool = False,
+        derive: bool = True,
+        analyzer: int = STAGE_ANALYZER_VERSION,
+        **decode_options: Any,
+    ) -> int:
+        """Keep importing a collector directory's complete records as they appear (deriving
+        the runs touched) until ``stop(interval)`` is true; resumes from the stored offsets."""
+        options = ImportOptions(
+            strict=strict,
+            decode=DecodeOptions(salvage=salvage, **decode_options),
+            derive=derive,
+            analyzer=analyzer,
+        )
+        return follow(
+            self.db, Path(directory), options, interval=interval, stop=stop, on_round=on_round
+        )
+
+    def verdict(
+        self,
+        run: str,
+        *,
+        chains: str = "derived",
+        analyzer: int | None = None,
+        policy: VerdictPolicyFile | str | Path | None = None,
+        page: str | None = None,
+    ) -> VerdictView:
+        """The run's decision summary (CONTRACT §6.6) with its cases' trial statistics; a
+        ``policy`` (a file path or a parsed file) or a ``page`` cursor decides it on read."""
+        parsed = read_policy_file(policy) if isinstance(policy, str | Path) else policy
+        return verdict_view(
+            self.db.con, run, chains=chains, analyzer=analyzer, policy=parsed, page=page
+        )
+
     def close(self) -> None:
         self.db.close()
+
+    def coverage(self, *, suite: str | None = None, run: str | None = None) -> pl.DataFrame:
+        """What each suite measures, link by link (view ``suite_coverage``): ``run``, else the
+        latest run of ``suite``, else every suite's latest run; six rows per run in chain
+        order. Counts come from derived chains at the current analyzer; advisory and
+        observation checks are listed beside a link, never counted as covering it."""
+        return coverage_frame(self.db.con, coverage_request(suite=suite, run=run))
+
+    def coverage_lint(self, *, suite: str | None = None, run: str | None = None) -> pl.DataFrame:
+        """The coverage lint (CONTRACT Q5, view ``coverage_lint``) of the runs `coverage`
+        reads: links made applicable that nothing can grade, `toolCalledWith` rows that fall
+        through to userValue, gating observation kinds."""
+        return coverage_lint_frame(self.db.con, coverage_request(suite=suite, run=run))
 
     def __enter__(self) -> Store:
         return self
@@ -268,3 +345,22 @@ def decode(
 ) -> DecodedSource:
     """Decode one export's bytes into Arrow span tables, issues and accounting (pure)."""
     return decode_export(data, source, DecodeOptions(salvage=salvage))
+
+
+def read_policy_file(path: str | Path) -> VerdictPolicyFile:
+    """A verdict policy file (TOML by its ``.toml`` suffix, else JSON), validated.
+
+    Raises:
+        UsageError: the file cannot be read, or does not parse or validate.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(str(file), f"cannot read the policy file ({error.strerror})") from None
+    try:
+        return parse_policy_file(text, toml=file.suffix.lower() == ".toml")
+    except PolicyFileError as error:
+        raise UsageError(
+            str(file), str(error), "see the schema: valuechain schema verdict-policy"
+        ) from None

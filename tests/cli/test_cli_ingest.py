@@ -16,6 +16,7 @@ import pytest
 from cli_runner import EXAMPLE, red_line, run
 
 import valuechain
+from valuechain.cli import app
 from valuechain.store import Database
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
@@ -183,13 +184,22 @@ def test_sql_csv_and_parquet_outputs(filled: Path, tmp_path: Path) -> None:
     assert [r["name"] for r in json.loads(json_file.read_text())] == ["span-1", "span-2", "span-4"]
 
 
-def test_sql_usage_errors_are_one_red_line(filled: Path, tmp_path: Path) -> None:
+def test_sql_usage_errors_are_one_red_line(
+    filled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bad_sql = run("--store", filled, "sql", "SELECT * FROM no_such_view")
     assert bad_sql.exit_code == 1
     assert "no_such_view" in red_line(bad_sql)
-    parquet_to_terminal = run("--store", filled, "sql", "SELECT 1", "--format", "parquet")
+    with monkeypatch.context() as terminal:
+        terminal.setattr(app, "_stdout_is_terminal", lambda: True)
+        parquet_to_terminal = run("--store", filled, "sql", "SELECT 1", "--format", "parquet")
     assert parquet_to_terminal.exit_code == 1
-    assert "--output" in red_line(parquet_to_terminal)
+    assert "--output" in red_line(parquet_to_terminal) and "terminal" in red_line(
+        parquet_to_terminal
+    )
+    two = run("--store", filled, "sql", "SELECT 1; SELECT 2")
+    assert two.exit_code == 1 and two.stdout == ""
+    assert "2 statements given; one at a time" in red_line(two)
     table_to_file = run("--store", filled, "sql", "SELECT 1", "--output", tmp_path / "t.txt")
     assert table_to_file.exit_code == 1
     assert "terminal" in red_line(table_to_file)
@@ -241,10 +251,14 @@ def test_issues_filters(filled: Path, tmp_path: Path) -> None:
 def test_issues_table_shows_the_columns_people_read(filled: Path) -> None:
     result = run("--store", filled, "issues", "--code", "W_UNKNOWN_ENUM")
     assert result.exit_code == 0
-    header = result.stdout.splitlines()[1]
-    names = [cell.strip() for cell in header.strip("┃").split("┃")]
-    assert names == ["source", "severity", "code", "line", "json_path", "message", "occurrences"]
-    assert "filled.json" in result.stdout and "/filled.json" not in result.stdout  # base name
+    header, row, *under = result.stdout.splitlines()
+    assert header.split() == ["code", "severity", "source", "line", "count"]
+    assert row.split() == ["W_UNKNOWN_ENUM", "warning", "filled.json", "1", "1"]  # base name
+    assert [line.split(":")[0] for line in under if not line.startswith("    ")] == [
+        "  at",
+        "  message",
+    ]
+    assert "/filled.json" not in result.stdout
 
 
 def test_issues_rejects_an_unknown_severity(filled: Path) -> None:

@@ -32,7 +32,12 @@ def test_demo_shows_spans_a_funnel_and_a_failing_trial(
     monkeypatch.chdir(tmp_path)
     result = run("demo")
     assert result.exit_code == 0, result.output
-    shown = ("spans by role", "│ trial ", "run run_7d2d741dbb  suite", "trial it_9acdadc414  run")
+    shown = (
+        "spans by role",
+        "\ntrial    ",
+        "run run_7d2d741dbb  suite",
+        "trial it_9acdadc414  run",
+    )
     for text in (*shown, "where value stopped: selection"):
         assert text in result.stdout, text
     assert result.stdout.endswith('| sql "SELECT * FROM stage_rates LIMIT 5"\n')

@@ -206,6 +206,7 @@ def test_decode_workers_exit_when_the_import_is_killed(tmp_path: Path) -> None:
         "import",
         "--workers",
         "2",
+        "--worker-processes",  # the native path's default workers are threads
         big,
         INTERRUPT_PIDS=str(pids),
     )

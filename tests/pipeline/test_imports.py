@@ -136,7 +136,8 @@ def test_directories_globs_and_missing_paths(
     missing = next(s for s in report.sources if s.outcome == "rejected")
     assert missing.error is not None and missing.error.code == "E_UNREADABLE"
     assert "no such file" in missing.error.render()
-    assert report.skipped == [tmp_path / "dir" / "notes.txt"]  # said, not silently dropped
+    # said, not silently dropped
+    assert [s.path for s in report.skipped] == [tmp_path / "dir" / "notes.txt"]
 
 
 def test_a_directory_without_export_files_is_rejected_not_silently_empty(
@@ -148,7 +149,7 @@ def test_a_directory_without_export_files_is_rejected_not_silently_empty(
     assert source.outcome == "rejected" and source.error is not None
     assert "no export files in this directory" in source.error.render()
     assert ".jsonl" in source.error.render()
-    assert report.skipped == [tmp_path / "logs" / "readme.txt"]
+    assert [s.path for s in report.skipped] == [tmp_path / "logs" / "readme.txt"]
 
 
 def test_rotated_collector_files_are_read_oldest_first(

@@ -8,6 +8,7 @@ them failing a discovery catalog check, which analyzer 11 routes to userValue) i
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,15 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import polars as pl
 import pytest
 
 import valuechain
 from valuechain.contract.tables import STORED_TABLES
 from valuechain.derive.routing import KIND_TABLE
 from valuechain.errors import UsageError, VersionAheadError
+from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import derive_traces, load_trials
 from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.pipeline.recompute import plan_recompute, recompute
+from valuechain.query.trend import PARTITION_KEY
 from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
 
@@ -138,35 +142,92 @@ def predicted_stages(db: Database) -> dict[str, set[str]]:
     return out
 
 
-def test_the_upgrade_path_from_11_to_12(store_path: Path, tmp_path: Path) -> None:
-    """Import at 11 beside a run at 12: split partitions; recompute; they join; exactly the
-    rows §7.2 predicts change."""
-    newer = tmp_path / "newer.jsonl"
-    write_export(newer, SynthConfig(runs=1, cases=2, models=1, reps=1, seed=11), ndjson=True)
-    with valuechain.open(store_path) as store:
-        assert store.import_paths([newer]).ok  # at the current analyzer
-        before = derived_versions(store.db)
-        assert sorted(before.values()) == [[11]] * RUNS + [[12]]
-        listing = store.runs()
-        assert sorted(listing["stale"].to_list()) == [False] + [True] * RUNS
+def nightly_series(folder: Path) -> tuple[Path, Path]:
+    """One suite's nightly series of RUNS runs sharing a run group (so one trend partition):
+    the first RUNS - 1 runs in ``older.jsonl``, the last one in ``later.jsonl``. The synthetic
+    export gives each run its own group; the series rewrites them to one (a line is a trace)."""
+    export = folder / "nightly.jsonl"
+    write_export(
+        export,
+        SynthConfig(runs=RUNS, cases=6, models=2, reps=2, seed=7, failures=True),
+        ndjson=True,
+    )
+    group = re.compile(r'(run\.group_id","value":\{"stringValue":")[0-9a-f]{32}')
+    lines = [group.sub(r"\g<1>nightly", line) for line in export.read_text().splitlines(True)]
+    per_run = len(lines) // RUNS
+    older, later = folder / "older.jsonl", folder / "later.jsonl"
+    older.write_text("".join(lines[:-per_run]))
+    later.write_text("".join(lines[-per_run:]))
+    return older, later
+
+
+def partitions(trend: pl.DataFrame) -> dict[tuple[object, ...], list[str]]:
+    """Trend partition key → its runs, in series order."""
+    out: dict[tuple[object, ...], list[str]] = {}
+    for row in trend.sort("trend_order").iter_rows(named=True):
+        runs = out.setdefault(tuple(row[k] for k in PARTITION_KEY), [])
+        if row["run_id"] not in runs:
+            runs.append(row["run_id"])
+    return out
+
+
+def stage_tallies(trend: pl.DataFrame) -> dict[tuple[str, str], tuple[object, ...]]:
+    """(run, stage) → the counts behind its three rates."""
+    columns = [c for c in trend.columns if c.endswith(("_numerator", "_denominator"))]
+    return {
+        (row["run_id"], row["stage"]): tuple(row[c] for c in columns)
+        for row in trend.iter_rows(named=True)
+    }
+
+
+def test_the_upgrade_path_from_11_to_12(tmp_path: Path) -> None:
+    """Import a series at 11 beside its latest run at 12: the trend partitions split by
+    analyzer version; recompute; they join; exactly the rows §7.2 predicts change."""
+    older, later = nightly_series(tmp_path)
+    with valuechain.open(tmp_path / "store.duckdb") as store:
+        assert store.import_paths([older], analyzer=11).ok
+        assert store.import_paths([later]).ok  # at the current analyzer
+        (latest,) = store.trend()["run_id"].unique().to_list()
+        old_runs = sorted(store.trend_blocked()["run_id"].to_list())  # unmeasured at 12
+        assert len(old_runs) == RUNS - 1 and latest not in old_runs
+        at_11 = store.trend(analyzer=11)
+        ((key_11, series),) = partitions(at_11).items()  # the old runs, by completion
+        assert sorted(series) == old_runs
+        ((key_12, only),) = partitions(store.trend()).items()
+        assert only == [latest]
+        assert key_11[:3] == key_12[:3] and (key_11[3], key_12[3]) == (11, 12)  # only analyzer
+        assert sorted(store.runs()["stale"].to_list()) == [False] + [True] * (RUNS - 1)
 
         result = store.recompute()
-        assert result.plan.trials_behind == RUNS * 24
-        assert set(result.runs) == {r for r, v in before.items() if v == [11]}
-        after = derived_versions(store.db)
-        assert after == {r: [11, 12] if v == [11] else [12] for r, v in before.items()}
-        listing = store.runs()
-        assert set(listing["stage_analyzer_version"].to_list()) == {12}
-        assert not any(listing["stale"].to_list())
-        assert listing["document_analyzer_versions"].to_list().count([11, 12]) == RUNS
+        assert result.plan.trials_behind == (RUNS - 1) * 24
+        assert sorted(result.runs) == old_runs
+        joined = store.trend()
+        assert partitions(joined) == {key_12: [*series, latest]}  # one series again
+        assert store.trend_blocked().height == 0
+        assert store.trend(analyzer=11).equals(at_11)  # the old version stays beside
+        assert not any(store.runs()["stale"].to_list())
 
-        changed, predicted = changed_rows(store.db), predicted_stages(store.db)
+        run_of = dict(store.db.con.execute("SELECT trial_id, run_id FROM core.trials").fetchall())
+        changed = changed_rows(store.db)
+        predicted = {t: s for t, s in predicted_stages(store.db).items() if run_of[t] != latest}
         assert changed, "the scenarios include failed discovery catalog checks"
         assert set(changed) == set(predicted)
         for trial, rows in changed.items():
             assert {stage for stage, *_ in rows} <= predicted[trial], trial
         catalog = {("discovery", "passed", "observed", "failed", "predicateFailed")}
         assert all(catalog <= rows for rows in changed.values())
+        # The trend moves exactly where the chains did: per old run, the stages whose tallies
+        # differ between 11 and 12 are among those its trials' evidence predicts.
+        expected: dict[str, set[str]] = {}
+        for trial, stages in predicted.items():
+            expected.setdefault(run_of[trial], set()).update(stages)
+        before, after = stage_tallies(at_11), stage_tallies(joined)
+        moved: dict[str, set[str]] = {}
+        for (run, stage), counts in before.items():
+            if after[(run, stage)] != counts:
+                moved.setdefault(run, set()).add(stage)
+        assert moved and all(moved[run] <= expected[run] for run in moved)
+        assert all("discovery" in stages for stages in moved.values())
 
 
 def test_a_second_recompute_is_a_no_op(db: Database) -> None:
@@ -176,6 +237,39 @@ def test_a_second_recompute_is_a_no_op(db: Database) -> None:
     second = recompute(db)
     assert second.nothing_stale and second.trials == 0 and second.documents == 0
     assert dump(db) == before
+
+
+def documents_at(db: Database, version: int) -> list[tuple[object, ...]]:
+    """Every stored row of the documents at ``version``, materialization times included."""
+    rows: list[tuple[object, ...]] = []
+    for table in ("analytics_runs", "analytics_documents", "analytics_slices", "stage_funnel"):
+        rows += db.con.execute(
+            f"SELECT '{table}', * FROM core.{table} WHERE analyzer_version = $v", {"v": version}
+        ).fetchall()
+    return sorted(rows, key=repr)
+
+
+def test_recompute_writes_only_the_target_documents(db: Database) -> None:
+    """The older documents are left untouched (not rebuilt: their times stay), and the store is
+    what rebuilding every document from the chains would give."""
+    old = documents_at(db, 11)
+    result = recompute(db)
+    assert result.documents == 2 * RUNS  # derived and producer documents at 12, per run
+    assert documents_at(db, 11) == old
+    after = dump(db)
+    materialize_runs(db.con)  # every version of every run, from the stored chains
+    assert dump(db) == after
+
+
+def test_prune_rebuilds_as_a_full_materialization_would(db: Database) -> None:
+    runs = sorted(derived_versions(db))
+    recompute(db, runs=runs[:2])
+    at_12 = documents_at(db, 12)
+    recompute(db, runs=runs[:2], prune=True)
+    assert documents_at(db, 12) == at_12  # the target's documents are not rebuilt
+    after = dump(db)
+    materialize_runs(db.con)
+    assert dump(db) == after
 
 
 def test_dry_run_changes_nothing_and_predicts_the_flips(db: Database) -> None:

@@ -17,6 +17,7 @@ from valuechain.errors import StoreError, UsageError, VersionAheadError
 from valuechain.pipeline.derive import load_trials
 from valuechain.pipeline.imports import ImportOptions, import_file, import_paths
 from valuechain.store import STORE_SCHEMA_VERSION, Database, open_database
+from valuechain.store.migrate import views_digest
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
 
@@ -36,6 +37,7 @@ def test_store_file_persists_and_reopens(
         assert meta == {
             "schema_version": str(STORE_SCHEMA_VERSION),
             "created_by": valuechain.__version__,
+            "views_digest": views_digest(),
         }
 
 
@@ -83,7 +85,7 @@ def test_an_older_store_is_upgraded_in_place_when_opened_for_writing(tmp_path: P
     con.close()
     with pytest.raises(StoreError, match="schema version 1, older") as refused:
         open_database(path, read_only=True)
-    assert "upgrades the store in place" in refused.value.render()
+    assert "run `valuechain store migrate`" in refused.value.render()
     with Database(path) as db:
         assert db.sql("SELECT trace_id FROM core.trial_issues").item() == "ab01"
         version = db.sql("SELECT value FROM core.meta WHERE key = 'schema_version'").item()
@@ -117,16 +119,16 @@ def test_a_version_2_store_loses_the_span_table_keys_and_keeps_every_row(
     path = tmp_path / "v2.duckdb"
     with Database(path) as db:
         assert import_paths(db, [write("a.json", otlp.rich_request())]).ok
-        assert _primary_keys(db.con) == {"meta", "sources"}
+        assert _primary_keys(db.con) == {"meta", "sources", "follow_files"}
         before = dump(db)
     con = duckdb.connect(str(path))  # the keys a version 2 store had
     for table, key in _SPAN_TABLE_KEYS.items():
         con.execute(f"ALTER TABLE core.{table} ADD PRIMARY KEY ({key})")
     con.execute("UPDATE core.meta SET value = '2' WHERE key = 'schema_version'")
-    assert _primary_keys(con) == {"meta", "sources", *_SPAN_TABLE_KEYS}
+    assert _primary_keys(con) == {"meta", "sources", "follow_files", *_SPAN_TABLE_KEYS}
     con.close()
     with Database(path) as db:
-        assert _primary_keys(db.con) == {"meta", "sources"}
+        assert _primary_keys(db.con) == {"meta", "sources", "follow_files"}
         assert dump(db) == before  # every row, and version 3 again
         assert import_paths(db, [write("b.json", otlp.request(otlp.span(9)))]).ok
 

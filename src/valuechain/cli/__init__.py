@@ -5,11 +5,14 @@ from __future__ import annotations
 from valuechain.cli import (  # noqa: F401 (registers commands)
     chains,
     compare,
+    coverage,
     funnels,
     ingest,
     recompute,
+    store,
     tools,
     trend,
+    verdict,
 )
 from valuechain.cli.app import main
 

@@ -6,6 +6,7 @@ keeps its traceback, because that is a bug.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +22,9 @@ from valuechain._version import __version__
 from valuechain.cli.options import wait_option, waited
 from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
-from valuechain.report.formats import Format, render_bytes, to_rich_table
-from valuechain.store import default_store_path
+from valuechain.report.formats import Format, render_bytes
+from valuechain.report.tables import Col, fitted_table
+from valuechain.store import STORE_SCHEMA_VERSION, default_store_path
 from valuechain.store.disk import storage_error
 from valuechain.store.memory_limit import memory_limit_bytes
 
@@ -120,6 +122,12 @@ def open_store(
         allow_files=allow_files,
         wait=waited(ctx),
     )
+    if store.db.migrated_from is not None:
+        err.print(
+            f"migrated the store from schema version {store.db.migrated_from} to "
+            f"{STORE_SCHEMA_VERSION} (on a copy, swapped in once complete)",
+            highlight=False,
+        )
     try:
         pending = store.pending_derivation()
         if pending is not None and read_only:
@@ -134,7 +142,16 @@ def open_store(
     return store
 
 
-def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
+def emit(
+    frame: pl.DataFrame,
+    fmt: Format,
+    output: Path | None,
+    *,
+    columns: tuple[Col, ...] | None = None,
+    wide: bool = False,
+) -> None:
+    """A result frame in ``fmt``: a table fitted to the terminal (``columns`` say how; see
+    `fitted_table`), or whole as csv, json or parquet to ``output`` or standard output."""
     if fmt is Format.TABLE:
         if output is not None:
             raise UsageError(
@@ -142,15 +159,26 @@ def emit(frame: pl.DataFrame, fmt: Format, output: Path | None) -> None:
                 "a table is for the terminal",
                 "use --format csv, json or parquet with --output",
             )
-        out.print(to_rich_table(frame))
+        out.print(fitted_table(frame, columns, wide=wide), crop=False)
         return
-    if fmt is Format.PARQUET and output is None:
-        raise UsageError("--format parquet", "Parquet is binary", "add --output FILE.parquet")
+    if fmt is Format.PARQUET and output is None and _stdout_is_terminal():
+        raise UsageError(
+            "--format parquet",
+            "Parquet is binary and standard output is a terminal",
+            "add --output FILE.parquet, or redirect: > FILE.parquet",
+        )
     data = render_bytes(frame, fmt)
     if output is not None:
         write_output(data, output, store_path(click.get_current_context()))
     else:
         sys.stdout.buffer.write(data)
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return os.isatty(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no file descriptor (a test's capture)
+        return sys.stdout.isatty()
 
 
 def store_path(ctx: click.Context) -> Path:

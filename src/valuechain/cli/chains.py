@@ -11,12 +11,13 @@ from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.options import (
     ANALYZER,
     CHAINS,
+    WIDE,
     format_option,
     reader_analyzer_option,
     require_runs,
     run_argument,
 )
-from valuechain.report.formats import Format, to_rich_table
+from valuechain.report.formats import Format
 from valuechain.report.trial import render_trial
 
 
@@ -53,7 +54,7 @@ def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
         f"{found.trials} disagree with the derived one"
     )
     if found.rows.height:
-        out.print(to_rich_table(found.rows))
+        emit(found.rows, Format.TABLE, None)
 
 
 @main.command()
@@ -61,12 +62,15 @@ def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
 @CHAINS
 @reader_analyzer_option("Show the chain of this version.")
 @format_option("table", "json")
+@WIDE
 @click.pass_context
-def trial(ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, fmt: str) -> None:
+def trial(
+    ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, fmt: str, wide: bool
+) -> None:
     """Show one trial's chain: where value stopped, why, and who should look next."""
     with open_store(ctx, read_only=True) as store:
         view = store.trial(trial_id, chains=chains, analyzer=analyzer)
     if fmt == "json":
         sys.stdout.buffer.write(orjson.dumps(view.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
         return
-    out.print(render_trial(view))
+    out.print(render_trial(view, wide=wide), crop=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Final
 
 import click
 
@@ -11,17 +12,21 @@ from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.options import (
     CHAINS,
     RUNS,
+    WIDE,
     format_option,
     reader_analyzer_option,
     require_runs,
     run_argument,
 )
 from valuechain.contract.documents import stage_analytics_json_schema
+from valuechain.contract.verdict_policy import verdict_policy_json_schema
+from valuechain.contract.verdict_summary import decision_summary_json_schema
 from valuechain.errors import UsageError
 from valuechain.report.formats import Format
 from valuechain.report.funnel import render_funnel
 from valuechain.report.runs import (
     NO_EVAL_RUN,
+    RUNS_COLUMNS,
     completeness_text,
     no_eval_run_hint,
     not_an_eval_run_text,
@@ -33,8 +38,9 @@ from valuechain.report.runs import (
 # ---------------------------------------------------------------------------- funnels
 @main.command()
 @format_option("table", "csv", "json")
+@WIDE
 @click.pass_context
-def runs(ctx: click.Context, fmt: str) -> None:
+def runs(ctx: click.Context, fmt: str, wide: bool) -> None:
     """List runs: suite, completion, trials in/out and in store, parity, analyzer, state."""
     with open_store(ctx, read_only=True) as store:
         frame = store.runs()
@@ -43,7 +49,7 @@ def runs(ctx: click.Context, fmt: str) -> None:
         emit(frame, Format(fmt), None)
         return
     if frame.height:
-        emit(runs_table(frame), Format.TABLE, None)
+        emit(runs_table(frame), Format.TABLE, None, columns=RUNS_COLUMNS, wide=wide)
     note = store_note(contents)
     if note:
         out.print(note)
@@ -61,9 +67,16 @@ def runs(ctx: click.Context, fmt: str) -> None:
 @CHAINS
 @reader_analyzer_option("Read the document of this version.")
 @format_option("table", "json", "csv", help="json prints the analytics document itself.")
+@WIDE
 @click.pass_context
 def funnel(
-    ctx: click.Context, run: str, slice_: str, chains: str, analyzer: int | None, fmt: str
+    ctx: click.Context,
+    run: str,
+    slice_: str,
+    chains: str,
+    analyzer: int | None,
+    fmt: str,
+    wide: bool,
 ) -> None:
     """One run's funnel per stage: counts, rates (n/m when not measured), exclusions."""
     with open_store(ctx, read_only=True) as store:
@@ -104,7 +117,9 @@ def funnel(
                 chains=chains,
                 analyzer=analyzer,
                 completeness=completeness_text(completeness) if completeness else None,
-            )
+                wide=wide,
+            ),
+            crop=False,
         )
         if foreign:
             out.print(not_an_eval_run_text(run))
@@ -124,9 +139,15 @@ def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -
     out.print(f"materialized {written} analytics documents")
 
 
+SCHEMAS: Final = {
+    "stage-analytics": stage_analytics_json_schema,
+    "decision-summary": decision_summary_json_schema,
+    "verdict-policy": verdict_policy_json_schema,
+}
+
+
 @main.command()
-@click.argument("name", type=click.Choice(["stage-analytics"]))
+@click.argument("name", type=click.Choice(list(SCHEMAS)))
 def schema(name: str) -> None:
-    """Print the JSON Schema of a contract document (generated from its model)."""
-    del name  # one document today; the argument keeps room for the decision summary
-    sys.stdout.write(json.dumps(stage_analytics_json_schema(), indent=2) + "\n")
+    """Print the JSON Schema of a contract document or of the policy file (generated)."""
+    sys.stdout.write(json.dumps(SCHEMAS[name](), indent=2) + "\n")

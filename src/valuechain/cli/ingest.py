@@ -8,20 +8,24 @@ from pathlib import Path
 from typing import Any
 
 import click
-import polars as pl
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
-from rich.table import Table
 
 from valuechain import api
 from valuechain.cli.app import emit, err, main, open_store, out
-from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT
-from valuechain.pipeline.imports import ImportReport, plan
+from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
+from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE
+from valuechain.cli.progress import ImportBar
+from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
+from valuechain.pipeline.imports import ImportReport
 from valuechain.report.formats import Format
+from valuechain.report.issues import ISSUE_COLUMNS, SOURCE_COLUMNS, issues_table
+from valuechain.report.tables import FittedTable
 
 
 # ---------------------------------------------------------------------------- import
 @main.command("import")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
+@FOLLOW
+@INTERVAL
 @click.option("--strict", is_flag=True, help="Reject a source on any error-severity issue.")
 @click.option(
     "--salvage", is_flag=True, help="Keep the complete spans of a truncated single-document export."
@@ -43,7 +47,12 @@ from valuechain.report.formats import Format
     type=click.IntRange(min=0),
     default=min(2, os.cpu_count() or 1),
     show_default=True,
-    help="Processes decoding a large source's batches beside the one committing them.",
+    help="Workers decoding a large source's batches beside the one committing them.",
+)
+@click.option(
+    "--worker-processes",
+    is_flag=True,
+    help="Keep worker processes when the native path decodes the parts (its workers are threads).",
 )
 @ANALYZER
 @click.option("--no-derive", is_flag=True, help="Import spans only; derive chains later.")
@@ -56,10 +65,18 @@ def import_cmd(
     large_value_threshold: int | None,
     max_decompressed_bytes: int | None,
     workers: int,
+    worker_processes: bool,
     analyzer: int,
     no_derive: bool,
+    follow: Path | None,
+    interval: float,
 ) -> None:
-    """Import OTLP exports (files, directories, globs), then derive the touched trials' chains."""
+    """Import OTLP exports (files, directories, globs), then derive the touched trials' chains.
+
+    With --follow DIR, keep importing a collector's output directory as it grows (Ctrl-C
+    stops; a restart resumes where it left off)."""
+    if (follow is None) == (not paths):
+        raise click.UsageError("give PATHS to import, or --follow DIR (not both)")
     extra = {
         k: v
         for k, v in (
@@ -69,6 +86,12 @@ def import_cmd(
         if v
     }
     extra["workers"] = workers
+    if worker_processes:
+        extra["worker_processes"] = True
+    if follow is not None:
+        options = {"strict": strict, "salvage": salvage, "derive": not no_derive, **extra}
+        run_follow(ctx, follow, interval, analyzer=analyzer, **options)
+        return
     with open_store(ctx, settle=False) as store:  # the import derives what is pending first
         report = run_import(
             store,
@@ -87,37 +110,18 @@ def import_cmd(
 def run_import(
     store: api.Store, paths: tuple[str, ...] | list[str], **options: Any
 ) -> ImportReport:
-    files, _, _ = plan(paths)
-    total = sum(f.stat().st_size for f in files)
-    with Progress(
-        TextColumn("importing"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as progress:
-        task = progress.add_task("import", total=total)
-        return store.import_paths(paths, on_progress=lambda n: progress.advance(task, n), **options)
+    with ImportBar(err) as bar:
+        return store.import_paths(paths, on_progress=bar, **options)
 
 
 def print_import_report(report: ImportReport) -> None:
-    table = Table(title="import", header_style="bold")
-    for column in ("source", "outcome", "spans", "traces", "issues"):
-        table.add_column(
-            column, justify="right" if column in ("spans", "traces", "issues") else "left"
-        )
     colours = {"imported": "green", "partial": "yellow", "unchanged": "dim", "rejected": "red"}
-    for s in report.sources:
-        table.add_row(
-            s.path,
-            f"[{colours[s.outcome]}]{s.outcome}[/]",
-            str(s.spans),
-            str(s.traces),
-            str(sum(s.issue_counts().values())),
-        )
-    out.print(table)
+    rows = [
+        [s.path, s.outcome, f"{s.spans:,}", f"{s.traces:,}", f"{sum(s.issue_counts().values()):,}"]
+        for s in report.sources
+    ]
+    styles = [{"outcome": colours[s.outcome]} for s in report.sources]
+    out.print(FittedTable(list(SOURCE_COLUMNS), rows, styles=styles, joined=True), crop=False)
     counts = report.issue_counts()
     out.print(
         f"{len(report.sources)} sources, {report.total('spans')} spans, "
@@ -132,14 +136,19 @@ def print_import_report(report: ImportReport) -> None:
     if counts:
         out.print("issues by code: " + ", ".join(f"{c} {n}" for c, n in counts.most_common()))
     if report.skipped:
-        shown = ", ".join(str(p) for p in report.skipped[:5])
-        more = f" and {len(report.skipped) - 5} more" if len(report.skipped) > 5 else ""
-        out.print(
-            f"skipped {len(report.skipped)} file(s) in the directories named, not exports by "
-            f"name: {shown}{more} (name such a file itself to import it)",
-            highlight=False,
-            soft_wrap=True,
-        )
+        by_reason: dict[str, list[str]] = {}
+        for skipped in report.skipped:
+            by_reason.setdefault(skipped.why, []).append(str(skipped.path))
+        for why, paths in by_reason.items():
+            shown = ", ".join(paths[:5])
+            more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+            hint = " (name such a file itself to import it)" if why == NOT_AN_EXPORT_NAME else ""
+            out.print(
+                f"skipped {len(paths)} file(s) in the directories named, {why}: "
+                f"{shown}{more}{hint}",
+                highlight=False,
+                soft_wrap=True,
+            )
     for s in report.rejected:
         if s.error is not None:
             err.print(f"[red]rejected:[/red] {s.error.render()}", highlight=False, soft_wrap=True)
@@ -151,9 +160,15 @@ def print_import_report(report: ImportReport) -> None:
 @FORMAT
 @OUTPUT
 @ALLOW_FILES
+@WIDE
 @click.pass_context
 def sql(
-    ctx: click.Context, query: str, fmt: str, output: Path | None, allow_files: Path | None
+    ctx: click.Context,
+    query: str,
+    fmt: str,
+    output: Path | None,
+    allow_files: Path | None,
+    wide: bool,
 ) -> None:
     """Run one reading SQL statement over the store's tables and views.
 
@@ -161,15 +176,20 @@ def sql(
     unless --allow-files names a folder."""
     with open_store(ctx, read_only=True, allow_files=allow_files) as store:
         frame = store.sql(query)
-    emit(frame, Format(fmt), output)
+    emit(frame, Format(fmt), output, wide=wide)
 
 
 @main.command()
 @click.option("--code", help="Only this issue code (e.g. E_BAD_ID_ENCODING).")
 @click.option("--severity", type=click.Choice(["error", "warning", "info"]))
-@click.option("--source", help="Only issues of this source path.")
+@click.option(
+    "--source",
+    help="Only issues of this source: its path (as imported, or another path to the same "
+    "file), its file name, or a prefix of its sha256.",
+)
 @FORMAT
 @OUTPUT
+@WIDE
 @click.pass_context
 def issues(
     ctx: click.Context,
@@ -178,18 +198,12 @@ def issues(
     source: str | None,
     fmt: str,
     output: Path | None,
+    wide: bool,
 ) -> None:
     """List the issues of imported sources."""
     with open_store(ctx, read_only=True) as store:
         frame = store.issues(code=code, severity=severity, source=source)
     if Format(fmt) is Format.TABLE and output is None:  # terminal: the columns people read
-        frame = frame.select(
-            pl.col("source").str.split("/").list.last().alias("source"),
-            "severity",
-            "code",
-            "line",
-            "json_path",
-            "message",
-            "occurrences",
-        )
+        emit(issues_table(frame), Format.TABLE, None, columns=ISSUE_COLUMNS, wide=wide)
+        return
     emit(frame, Format(fmt), output)

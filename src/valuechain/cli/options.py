@@ -79,6 +79,12 @@ ALLOW_FILES = click.option(
     metavar="DIR",
     help="Let the SQL read files in this folder (read_csv, …); by default it reads the store only.",
 )
+WIDE = click.option(
+    "--wide",
+    is_flag=True,
+    help="Every column in line, however wide (by default a table fits the terminal: what does "
+    "not fit goes under its row).",
+)
 
 
 WAIT_KEY = "valuechain.wait"

@@ -12,8 +12,8 @@ from valuechain.cli.app import main, out
 from valuechain.cli.ingest import print_import_report, run_import
 from valuechain.cli.sample import sample_export_path
 from valuechain.errors import UsageError
-from valuechain.report.formats import to_rich_table
 from valuechain.report.funnel import render_funnel
+from valuechain.report.tables import fitted_table
 from valuechain.report.trial import render_trial
 
 DEMO_STORE = "valuechain-demo.duckdb"
@@ -54,6 +54,12 @@ DEMO_STORE = "valuechain-demo.duckdb"
     help="Give every trial a failure scenario (valuechain.synth_failures), recorded on its "
     "root as valuechain.synth.scenario; a few hundred trials cover every stage reason.",
 )
+@click.option(
+    "--verdict-policy",
+    is_flag=True,
+    help="Mark the runs as decided under verdict policy v2 (suite pass threshold 0.5), so "
+    "valuechain verdict decides them.",
+)
 def synth(
     runs: int,
     cases: int,
@@ -68,6 +74,7 @@ def synth(
     zstd_legacy: bool,
     redacted: bool,
     failures: bool,
+    verdict_policy: bool,
 ) -> None:
     """Write a realistic synthetic export (deterministic for a seed), in bounded memory."""
     from valuechain.synth import SynthConfig, write_export  # noqa: PLC0415 (slow import)
@@ -80,6 +87,7 @@ def synth(
         seed=seed,
         redacted=redacted,
         failures=failures,
+        verdict_policy=verdict_policy,
     )
     if sum((gzip_, zstd_, zstd_legacy)) > 1:
         raise UsageError(
@@ -118,7 +126,7 @@ def demo(ctx: click.Context) -> None:
     with api.open(path) as store:
         report = run_import(store, [str(sample)])
         print_import_report(report)
-        out.print(to_rich_table(store.spans_by_role(), title="spans by role"))
+        out.print(fitted_table(store.spans_by_role(), title="spans by role"), crop=False)
         run_ids = store.runs()["run_id"].to_list()
         if run_ids:
             out.print(render_funnel(store.analytics_document(run_ids[0]), run_id=run_ids[0]))

@@ -53,6 +53,7 @@ from valuechain.contract.vocab import (
     StageReason,
 )
 from valuechain.contract.vocab_rules import EXCLUDED_TRIAL_DETAIL_CLASSES, STAGES
+from valuechain.materialize.verdict import write_decision_summaries
 from valuechain.store import sqlfiles
 
 Clock = Callable[[], datetime]
@@ -101,11 +102,14 @@ def parameters(
     now_ms: int,
     *,
     reader_version: int = STAGE_ANALYZER_VERSION,
+    versions: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Every value the ``sql/analytics`` statements name; each takes the subset it uses."""
     return {
         "all_runs": run_ids is None,
         "run_ids": list(run_ids or ()),
+        "all_versions": versions is None,
+        "versions": list(versions or ()),
         "js_whitespace": JS_WHITESPACE,
         "reader_version": reader_version,
         "reader_measurements_version": STAGE_MEASUREMENTS_SCHEMA_VERSION,
@@ -161,12 +165,15 @@ def materialize_in_transaction(
     *,
     clock: Clock = utc_now,
     validate: bool = True,
+    versions: Sequence[int] | None = None,
 ) -> int:
     """`materialize_runs` inside the caller's open transaction (it commits or rolls back), so
-    a batch of re-derived chains and their runs' documents are written together."""
+    a batch of re-derived chains and their runs' documents are written together. With
+    ``versions``, only the runs' documents at those analyzer versions are rebuilt (and their
+    run summaries); their documents at other versions are left as they are."""
     if isinstance(run_ids, str):
         raise TypeError("run_ids must be a sequence of run ids, not one string")
-    params = parameters(run_ids, epoch_ms(clock()))
+    params = parameters(run_ids, epoch_ms(clock()), versions=versions)
     statements = sqlfiles.folder("analytics")
     try:
         for sql in statements:
@@ -179,6 +186,7 @@ def materialize_in_transaction(
         for sql in statements:
             if sql.name >= _FIRST_WRITE:
                 con.execute(sql.text, sql.bind(params))
+        write_decision_summaries(con, run_ids)  # CONTRACT §6: the runs' verdicts, same transaction
         return int(con.execute("SELECT count(*) FROM a_documents").fetchall()[0][0])
     finally:
         with contextlib.suppress(duckdb.Error):

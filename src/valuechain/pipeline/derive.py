@@ -38,6 +38,7 @@ from valuechain.derive import derive_chains, derive_measurements, stage_measurem
 from valuechain.derive.jssem import js_json
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.store import Database, PendingGroup
 
 DEFAULT_BATCH_TRACES = 20_000  # traces (≈ trials) per derive batch: bounds memory
@@ -69,6 +70,7 @@ def derive_traces(
     content_changed: bool = True,
     batch_traces: int = DEFAULT_BATCH_TRACES,
     materialize: bool = True,
+    progress: ImportProgress | None = None,
 ) -> DeriveSummary:
     """Rebuild trials and chains for ``trace_ids`` (None: every trace).
 
@@ -81,32 +83,41 @@ def derive_traces(
         materialize: rebuild the analytics documents and funnels of the runs touched.
     """
     batches = run_batches(db.trace_runs(), batch_traces, touched=trace_ids)
+    progress = progress or Silent()
+    progress.start(Phase.DERIVE, sum(map(len, batches)), f"at analyzer {analyzer}")
     totals = [0, 0, 0, 0]
     runs: set[str] = set()
     for traces in batches:
         batch = _derive_batch(db, traces, analyzer, content_changed)
+        progress.advance(len(traces))
         for k, value in enumerate(
             (batch.trials, batch.derived, batch.producer_chains, batch.issues)
         ):
             totals[k] += value
         runs.update(batch.run_ids)
-    documents = materialize_runs(db.con, sorted(runs)) if materialize and runs else 0
+    documents = 0
+    if materialize and runs:
+        progress.start(Phase.MATERIALIZE, len(runs))
+        documents = materialize_runs(db.con, sorted(runs))
+        progress.advance(len(runs))
     return DeriveSummary(totals[0], totals[1], totals[2], tuple(sorted(runs)), totals[3], documents)
 
 
-def derive_pending(db: Database) -> DeriveSummary | None:
+def derive_pending(db: Database, progress: ImportProgress | None = None) -> DeriveSummary | None:
     """Derive (and materialize) everything imported but not derived yet, oldest source first,
     at the analyzer its import asked for; None when nothing was pending.
 
     The one entry point every writing verb calls before its own work. Idempotent: cut short
     again, it leaves the record in place and the next call derives the same traces again.
     """
-    summaries = [_derive_group(db, group) for group in db.pending_derivations()]
+    summaries = [_derive_group(db, group, progress) for group in db.pending_derivations()]
     return combined(summaries) if summaries else None
 
 
-def _derive_group(db: Database, group: PendingGroup) -> DeriveSummary:
-    summary = derive_traces(db, group.trace_ids, analyzer=group.analyzer)
+def _derive_group(
+    db: Database, group: PendingGroup, progress: ImportProgress | None
+) -> DeriveSummary:
+    summary = derive_traces(db, group.trace_ids, analyzer=group.analyzer, progress=progress)
     db.clear_pending(group.source_ids)
     return summary
 

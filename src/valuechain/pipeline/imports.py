@@ -9,18 +9,19 @@ earlier, interrupted call left underived is derived first.
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import hashlib
 import multiprocessing
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
+
+import duckdb
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
@@ -30,9 +31,10 @@ from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
 from valuechain.ingest.source.stream import SourceStream
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
+from valuechain.pipeline.progress import BytesDecoded, ImportProgress, Phase, Silent
 from valuechain.store import Committed, Database, PendingDerivation, SourceWriter
 
-ProgressFn = Callable[[int], None]
+ProgressFn = Callable[[int], None]  # bytes decoded (the simple watcher: `BytesDecoded`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ class SourceResult:
     spans_deduplicated: int = 0
     issues: list[Issue] = field(default_factory=list)
     error: IngestError | None = None
-    trace_ids: tuple[builtins.bytes, ...] = ()
+    trace_ids: tuple[str, ...] = ()  # lower-case hex, as everywhere else
     recorded: Counter[str] | None = None  # issue occurrences by code, as the store holds them
 
     def issue_counts(self) -> Counter[str]:
@@ -77,7 +79,7 @@ class ImportReport:
     derived: DeriveSummary | None = None
     completed: DeriveSummary | None = None  # what earlier imports had left underived
     pending: PendingDerivation | None = None  # still underived at the end (--no-derive)
-    skipped: list[Path] = field(default_factory=list)  # in named directories, not exports
+    skipped: list[Skipped] = field(default_factory=list)  # in named directories, and why
 
     @property
     def rejected(self) -> list[SourceResult]:
@@ -102,17 +104,17 @@ class ImportReport:
         return counts
 
 
-def plan(paths: Iterable[str | Path]) -> tuple[list[Path], list[SourceResult], list[Path]]:
+def plan(paths: Iterable[str | Path]) -> tuple[list[Path], list[SourceResult], list[Skipped]]:
     """The files to read, a rejected result for every pattern that matched nothing, and the
-    files of named directories that are not read (not an export's name)."""
+    entries of named directories that are not read (not an export's name, a dangling link)."""
     files: list[Path] = []
     missing: list[SourceResult] = []
-    skipped: list[Path] = []
+    skipped: list[Skipped] = []
     for item in expand_paths(paths):
         if isinstance(item, Missing):
             missing.append(_rejected(item.pattern, Code.E_UNREADABLE, item.why))
         elif isinstance(item, Skipped):
-            skipped.append(item.path)
+            skipped.append(item)
         else:
             files.append(item)
     return files, missing, skipped
@@ -122,32 +124,49 @@ def import_paths(
     db: Database,
     paths: Iterable[str | Path],
     options: ImportOptions | None = None,
-    on_progress: ProgressFn | None = None,
+    on_progress: ProgressFn | ImportProgress | None = None,
 ) -> ImportReport:
     """Import every file named by ``paths`` into ``db``; never raises on bad input.
 
     With ``options.derive``, first derives what earlier imports left underived, then, once
-    every source is in, the traces of the sources this call committed.
+    every source is in, the traces of the sources this call committed. ``on_progress`` hears
+    of every phase (`ImportProgress`), or is called with the bytes decoded (a plain function).
     """
     options = options or ImportOptions()
+    progress = _watcher(on_progress)
     files, missing, skipped = plan(paths)
     report = ImportReport(sources=missing, skipped=skipped)
     if options.derive:
-        report.completed = derive_pending(db)
+        report.completed = derive_pending(db, progress)
     import_id = db.next_import_id()
-    with DecodePool(options.decode.workers) as pool:
-        for path in files:
-            report.sources.append(import_file(db, path, import_id, options, pool))
-            if on_progress is not None:
-                on_progress(report.sources[-1].bytes)
+    decode = options.decode
+    threads = decode.native_parts and decode.fast and not decode.worker_processes
+    with DecodePool(decode.workers, threads=threads) as pool:
+        for k, path in enumerate(files, 1):
+            label = f"{k}/{len(files)} {path.name}"
+            report.sources.append(
+                import_file(db, path, import_id, options, pool, progress=progress, label=label)
+            )
     if options.derive:  # exactly the traces of the sources committed above
-        report.derived = derive_pending(db)
+        report.derived = derive_pending(db, progress)
     report.pending = db.pending_derivation()
     return report
 
 
+def _watcher(on_progress: ProgressFn | ImportProgress | None) -> ImportProgress:
+    if on_progress is None:
+        return Silent()
+    if hasattr(on_progress, "start") and hasattr(on_progress, "advance"):
+        return on_progress
+    return BytesDecoded(on_progress)
+
+
 class DecodePool:
-    """Worker processes that decode the parts of large sources while this process commits.
+    """Workers that decode the parts of large sources while this process commits.
+
+    Threads of this process when the native path decodes (``threads``): Arrow's reader and
+    kernels release the GIL, so two threads keep both cores busy and hand their tables over
+    without copying. Otherwise processes, as follows.
 
     Started on first use (only a source larger than one batch needs it) with the
     ``forkserver`` method — never ``fork``: the parent holds DuckDB's threads — and shut down
@@ -162,14 +181,17 @@ class DecodePool:
     platform.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, threads: bool = False) -> None:
         self.workers = workers
+        self.threads = threads  # the native path's workers: threads of this process
         self._executor: Executor | None = None
         self._lifeline: Connection | None = None  # the write end; never written, only held
 
     def executor_for(self, size: int, options: DecodeOptions) -> Executor | None:
         if self.workers < 1 or size <= options.batch_bytes:
             return None
+        if self._executor is None and self.threads:
+            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="decode")
         if self._executor is None:
             context = multiprocessing.get_context("forkserver")
             watched, self._lifeline = context.Pipe(duplex=False)
@@ -210,23 +232,42 @@ def import_file(
     import_id: int,
     options: ImportOptions,
     pool: DecodePool | None = None,
+    *,
+    byte_range: tuple[int, int] | None = None,
+    name: str | None = None,
+    then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
+    progress: ImportProgress | None = None,
+    label: str = "",
 ) -> SourceResult:
     """Import one file, all or nothing, streaming it through the decoder batch by batch.
+
+    ``byte_range`` (start, end) imports only those bytes of the file as a source (``name``
+    it in the ledger); ``then`` writes in the transaction that commits the source (``import
+    --follow`` records how far it read).
 
     The file is hashed first (a re-import of the same bytes is ``unchanged`` and costs one
     read), then read, decompressed, framed and decoded a part at a time; each batch is committed
     as it arrives (``SourceWriter``). A source that turns out rejected (or fails ``strict``), or
     any failure on the way, undoes every batch already written.
     """
-    name = str(path)
+    name = name or str(path)
+    progress = progress or Silent()
     try:
-        sha256, size = _digest(path)
+        whole = _size(path) if byte_range is None else byte_range[1] - byte_range[0]
+        progress.start(Phase.HASH, whole, label or path.name)
+        sha256, size = _digest(path, progress.advance, byte_range)
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
     if db.has_source(sha256):
         return _unchanged(db, name, sha256, size, options)
     executor = pool.executor_for(size, options.decode) if pool is not None else None
-    chunks = file_chunks(path, min(options.decode.batch_bytes, READ_CHUNK))
+    piece = min(options.decode.batch_bytes, READ_CHUNK)
+    progress.start(Phase.DECODE, size, label or path.name)
+    chunks = (
+        file_chunks(path, piece, progress.advance)
+        if byte_range is None
+        else range_chunks(path, byte_range, piece, progress.advance)
+    )
     stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
     try:
         with SourceWriter(db, name, import_id) as writer:
@@ -238,8 +279,13 @@ def import_file(
                 writer.abort()
                 return result
             trace_ids = tuple(sorted(stream.merger.trace_ids))
+            progress.start(Phase.COMMIT, None, label or path.name)
             committed = writer.finish(
-                decoded.ledger(), stream.merger.closing_issues(), trace_ids, options.analyzer
+                decoded.ledger(),
+                stream.merger.closing_issues(),
+                trace_ids,
+                options.analyzer,
+                then=then,
             )
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
@@ -267,10 +313,45 @@ def _unchanged(
     return SourceResult(name, "rejected", bytes=size, error=error)
 
 
-def _digest(path: Path) -> tuple[str, int]:
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def _digest(
+    path: Path, on_read: ProgressFn, byte_range: tuple[int, int] | None = None
+) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    pieces = (
+        file_chunks(path, READ_CHUNK, on_read)
+        if byte_range is None
+        else range_chunks(path, byte_range, READ_CHUNK, on_read)
+    )
+    for piece in pieces:
+        digest.update(piece)
+        size += len(piece)
+    return digest.hexdigest(), size
+
+
+def range_chunks(
+    path: Path,
+    byte_range: tuple[int, int],
+    size: int = READ_CHUNK,
+    on_read: ProgressFn | None = None,
+) -> Iterator[bytes]:
+    """The bytes ``start`` to ``end`` of the file at ``path``, ``size`` at a time."""
+    start, end = byte_range
     with path.open("rb") as handle:
-        digest = hashlib.file_digest(handle, "sha256")
-        return digest.hexdigest(), handle.tell()
+        handle.seek(start)
+        left = end - start
+        while left > 0 and (piece := handle.read(min(size, left))):
+            left -= len(piece)
+            if on_read is not None:
+                on_read(len(piece))
+            yield piece
 
 
 def _verdict(decoded: DecodedSource, options: ImportOptions) -> SourceResult:
@@ -304,7 +385,7 @@ def _committed(
     result.outcome = "partial" if decoded.status == "partial" else "imported"
     result.spans = committed.span_rows
     result.spans_deduplicated = committed.spans_deduplicated
-    result.trace_ids = trace_ids
+    result.trace_ids = tuple(t.hex() for t in trace_ids)
     result.traces = len(trace_ids)
     result.recorded = Counter(committed.issue_counts)
     if committed.spans_deduplicated:

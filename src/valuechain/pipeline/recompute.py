@@ -100,7 +100,9 @@ def recompute(
         staged = stage_batch(db, batch.traces, analyzer)
         batch_runs = sorted({*staged.summary.run_ids, *batch.stored_run_ids})
         written: list[int] = []
-        then = partial(_materialize_into, runs=batch_runs, written=written)
+        # Behind only: the runs' chains at other versions are untouched, so are their documents.
+        versions = None if batch.evidence_changed else [analyzer]
+        then = partial(_materialize_into, runs=batch_runs, versions=versions, written=written)
         write_batch(db, staged, analyzer, batch.evidence_changed, then=then)
         trials += staged.summary.trials
         documents += sum(written)
@@ -114,10 +116,15 @@ def recompute(
 
 
 def _materialize_into(
-    con: duckdb.DuckDBPyConnection, *, runs: list[str], written: list[int]
+    con: duckdb.DuckDBPyConnection,
+    *,
+    runs: list[str],
+    versions: list[int] | None,
+    written: list[int],
 ) -> None:
-    """Rebuild the documents of ``runs`` inside the batch's transaction; count them."""
-    written.append(materialize_in_transaction(con, runs))
+    """Rebuild the documents of ``runs`` (at ``versions``; None: every version) inside the
+    batch's transaction; count them."""
+    written.append(materialize_in_transaction(con, runs, versions=versions))
 
 
 def check_target(db: Database, analyzer: int) -> None:
@@ -155,9 +162,12 @@ def plan_recompute(
 ) -> RecomputePlan:
     """The stale traces for ``analyzer``, widened to whole runs and cut into batches: runs
     whose evidence changed first (every version rebuilt), then runs only behind the target."""
+    stale = stale_traces(db.con, analyzer)
+    if not stale:  # the common case: skip reading every trace's run (a scan of the attributes)
+        return RecomputePlan(analyzer, (), (), 0, 0, 0)
     trace_runs = db.trace_runs()
     run_key = dict(trace_runs)
-    stale = [s for s in stale_traces(db.con, analyzer) if s.trace_id in run_key]
+    stale = [s for s in stale if s.trace_id in run_key]
     if runs is not None:
         wanted = set(runs)
         stale = [s for s in stale if wanted & {*s.run_ids, run_key[s.trace_id]}]
@@ -219,7 +229,8 @@ def _prune(db: Database, analyzer: int, runs: Sequence[str] | None) -> pl.DataFr
     found = prunable(db.con, analyzer, runs)
     if found.height:
         pruned_runs = sorted(set(found["run_id"].to_list()))
-        then = partial(_materialize_into, runs=pruned_runs, written=[])
+        versions = sorted(set(found["analyzer_version"].to_list()))  # the target's are unchanged
+        then = partial(_materialize_into, runs=pruned_runs, versions=versions, written=[])
         db.prune_derived(analyzer, None if runs is None else list(runs), then=then)
     return found
 

@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from valuechain.errors import StoreError
 from valuechain.store.sqlfiles import statement
 
 
@@ -33,3 +34,18 @@ def query_rows(
     cursor = con.execute(sql.text, sql.bind(params or {}))
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def view_frame(
+    con: duckdb.DuckDBPyConnection, name: str, params: Mapping[str, Any], views: str
+) -> pl.DataFrame:
+    """`query_frame` over public views; a store whose views predate this valuechain (``views``
+    is missing) is a `StoreError` saying how to bring them up to date."""
+    try:
+        return query_frame(con, name, params)
+    except duckdb.CatalogException as exc:
+        raise StoreError(
+            "the store's views",
+            f"{views} missing: the store was last opened for writing by an older valuechain",
+            "run any command that writes to the store once (e.g. valuechain materialize)",
+        ) from exc

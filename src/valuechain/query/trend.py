@@ -17,9 +17,9 @@ import duckdb
 import polars as pl
 
 from valuechain.contract.vocab import SliceDimension, Stage
-from valuechain.errors import StoreError, UsageError
+from valuechain.errors import UsageError
 from valuechain.query.funnel import document_key
-from valuechain.query.statements import query_frame
+from valuechain.query.statements import view_frame
 
 TREND_SLICES: Final[tuple[str, ...]] = tuple(d.value for d in SliceDimension)
 PARTITION_KEY: Final[tuple[str, ...]] = (
@@ -94,15 +94,7 @@ def trend_request(
 
 
 def _frame(con: duckdb.DuckDBPyConnection, name: str, request: TrendRequest) -> pl.DataFrame:
-    try:
-        return query_frame(con, name, request.params())
-    except duckdb.CatalogException as exc:  # a store whose views predate this valuechain
-        raise StoreError(
-            "the store's views",
-            "a view the trend reads is missing: the store was last opened for writing by an "
-            "older valuechain",
-            "run any command that writes to the store once (e.g. valuechain materialize)",
-        ) from exc
+    return view_frame(con, name, request.params(), "a view the trend reads is")
 
 
 def trend_frame(con: duckdb.DuckDBPyConnection, request: TrendRequest) -> pl.DataFrame:

@@ -12,13 +12,23 @@ import io
 import math
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 import orjson
 import polars as pl
 from rich.table import Table
 
 from valuechain.contract.vocab import JS_MAX_SAFE_INTEGER
+
+ISO_UTC: Final = "%Y-%m-%dT%H:%M:%S.%fZ"  # every timestamp, in every format
+CELL_LIMIT: Final = 200  # characters a table cell shows at most (csv and json stay whole)
+
+
+def bounded(text: str, limit: int = CELL_LIMIT) -> str:
+    """``text``, or its first ``limit`` characters and ``… (N bytes)`` (N: its UTF-8 size)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text.encode('utf-8', 'surrogatepass')):,} bytes)"
 
 
 class Format(StrEnum):
@@ -43,7 +53,7 @@ def json_value(value: Any) -> Any:
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
             value = value.astimezone(dt.UTC)
-        return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return value.strftime(ISO_UTC)
     if isinstance(value, dt.date | dt.time):
         return value.isoformat()
     if isinstance(value, dt.timedelta):
@@ -63,13 +73,24 @@ def to_json(frame: pl.DataFrame) -> bytes:
 
 def to_csv(frame: pl.DataFrame) -> bytes:
     """CSV; a list, array or struct cell holds its JSON text (per the JSON conventions), a
-    binary cell its lower-case hex; a null cell is empty."""
+    binary cell its lower-case hex, a timestamp ISO-8601 UTC with ``Z`` as in JSON; a null
+    cell is empty."""
     flat = frame.with_columns(
         pl.Series(name, [cell_text(v) for v in frame.get_column(name).to_list()], pl.String)
         for name, dtype in frame.schema.items()
         if dtype.is_nested() or dtype in (pl.Binary, pl.Object)
+    ).with_columns(
+        _utc_text(pl.col(name), dtype)
+        for name, dtype in frame.schema.items()
+        if isinstance(dtype, pl.Datetime)
     )
     return flat.write_csv().encode()
+
+
+def _utc_text(column: pl.Expr, dtype: pl.Datetime) -> pl.Expr:
+    """A timestamp column as JSON writes it (`json_value`): UTC, microseconds, ``Z``."""
+    utc = column.dt.convert_time_zone("UTC") if dtype.time_zone else column
+    return utc.dt.strftime(ISO_UTC.replace(".%f", "%.6f"))
 
 
 def cell_text(value: Any) -> str | None:
@@ -91,7 +112,7 @@ def to_rich_table(frame: pl.DataFrame, title: str | None = None, max_rows: int =
     for column in frame.columns:
         table.add_column(column, overflow="fold")
     for row in frame.head(max_rows).iter_rows():
-        table.add_row(*("∅" if v is None else str(cell_text(v)) for v in row))
+        table.add_row(*("∅" if v is None else bounded(str(cell_text(v))) for v in row))
     if frame.height > max_rows:
         table.caption = f"{max_rows} of {frame.height} rows shown; use --format csv or --output"
     return table

@@ -15,7 +15,6 @@ from typing import Final
 from pydantic import MISSING
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
 from valuechain.contract.documents import SliceRow, StageAnalyticsV1
@@ -29,6 +28,7 @@ from valuechain.contract.rates import (
 )
 from valuechain.contract.tallies import Exclusions, StageTally
 from valuechain.contract.vocab import MaterializationState, StageExclusionClass
+from valuechain.report.tables import Col, FittedTable
 
 NOT_MEASURED: Final = "n/m (not measured)"
 UNLABELLED: Final = "(unlabelled)"  # display word only; the document stores null (§5.2)
@@ -74,59 +74,62 @@ def _reasons(tally: StageTally, limit: int = 3) -> str:
     return f"{text}, +{hidden} more (--format json)" if hidden > 0 else text
 
 
-def stage_table(row: SliceRow) -> Table:
+# One slice's stage table at 80 columns: counts and the pass rate in line; the other rates,
+# latency, exclusions and reasons under each stage's row (all in line with --wide).
+STAGE_COLUMNS: Final = (
+    Col("stage"),
+    Col("applicable", align="right", keep=1),
+    Col("reached", align="right", keep=2),
+    Col("passed", align="right", keep=1),
+    Col("failed", align="right", keep=1),
+    Col("pass rate", keep=1),
+    Col("reach rate", keep=2),
+    Col("coverage", keep=3),
+    Col("not reached", align="right", keep=4),
+    Col("latency (mean)", keep=4),
+    Col("excluded", under=True),
+    Col("reasons", under=True),
+)
+
+
+def stage_table(row: SliceRow, *, wide: bool = False) -> FittedTable:
     """One slice: a row per stage, in stage order (never sorted, never summed)."""
-    table = Table(
-        title=f"{slice_title(row)} — {row.included_trials} included"
-        + (
-            f"; excluded {format_exclusions(row.excluded_trials)}"
-            if row.excluded_trials.counts()
-            else ""
-        ),
-        title_justify="left",
-        header_style="bold",
+    title = f"{slice_title(row)} — {row.included_trials} included" + (
+        f"; excluded {format_exclusions(row.excluded_trials)}"
+        if row.excluded_trials.counts()
+        else ""
     )
-    for column in (
-        "stage",
-        "applicable",
-        "reached",
-        "not reached",
-        "passed",
-        "failed",
-        "reach rate",
-        "coverage",
-        "pass rate",
-        "excluded",
-        "latency (mean)",
-        "reasons",
-    ):
-        wraps = column in ("excluded", "reasons")
-        table.add_column(
-            column,
-            justify="left" if wraps or column == "stage" else "right",
-            overflow="fold" if wraps else "ellipsis",
-            no_wrap=not wraps,
-        )
-    for tally in row.stages:
-        table.add_row(
-            STAGE_LABELS[tally.stage],
-            str(tally.applicable),
-            str(tally.reached),
-            str(tally.not_reached),
-            str(tally.passed),
-            str(tally.failed),
-            format_rate(reach_rate(tally)),
-            format_rate(measurement_coverage_rate(tally)),
-            format_rate(measured_pass_rate(tally)),
-            format_exclusions(tally.excluded),
-            _latency(tally),
-            _reasons(tally),
-        )
-    if row.failure_categories:
-        table.caption = "failure categories: " + ", ".join(
-            f"{CATEGORY_LABELS[c.category]} {c.count}" for c in row.failure_categories
-        )
-    return table
+    cells = {
+        tally.stage: {
+            "stage": STAGE_LABELS[tally.stage],
+            "applicable": str(tally.applicable),
+            "reached": str(tally.reached),
+            "passed": str(tally.passed),
+            "failed": str(tally.failed),
+            "pass rate": format_rate(measured_pass_rate(tally)),
+            "reach rate": format_rate(reach_rate(tally)),
+            "coverage": format_rate(measurement_coverage_rate(tally)),
+            "not reached": str(tally.not_reached),
+            "latency (mean)": _latency(tally),
+            "excluded": format_exclusions(tally.excluded),
+            "reasons": _reasons(tally),
+        }
+        for tally in row.stages
+    }
+    caption = (
+        "failure categories: "
+        + ", ".join(f"{CATEGORY_LABELS[c.category]} {c.count}" for c in row.failure_categories)
+        if row.failure_categories
+        else None
+    )
+    return FittedTable(
+        list(STAGE_COLUMNS),
+        [[c[col.name] for col in STAGE_COLUMNS] for c in cells.values()],
+        title=title,
+        wide=wide,
+        caption=caption,
+        joined=True,
+    )
 
 
 def _header(doc: StageAnalyticsV1, chains: str, completeness: str | None) -> RenderableType:
@@ -171,6 +174,7 @@ def render_funnel(
     chains: str = "derived",
     analyzer: int | None = None,
     completeness: str | None = None,
+    wide: bool = False,
 ) -> RenderableType:
     """The funnel of one dimension (``overall``, ``intent``, ``model``, ``host`` or ``all``).
 
@@ -191,16 +195,20 @@ def render_funnel(
         )
     rows = [r for r in document.slices if slice in ("all", r.slice.dimension)]
     parts: list[RenderableType] = [_header(document, chains, completeness)]
-    parts.extend(stage_table(row) for row in rows)
+    parts.extend(stage_table(row, wide=wide) for row in rows)
     if not rows:
         parts.append(Text(f"no {slice} slices: no trial recorded this dimension"))
     return Group(*parts)
 
 
 def funnel_text(
-    document: StageAnalyticsV1 | None, *, run_id: str, width: int = 160, **options: str | int | None
+    document: StageAnalyticsV1 | None,
+    *,
+    run_id: str,
+    width: int = 160,
+    **options: str | int | bool | None,
 ) -> str:
     """`render_funnel` as plain text (tests, logs)."""
     console = Console(record=True, width=width, color_system=None, file=io.StringIO())
-    console.print(render_funnel(document, run_id=run_id, **options))  # type: ignore[arg-type]
+    console.print(render_funnel(document, run_id=run_id, **options), crop=False)  # type: ignore[arg-type]
     return console.export_text()

@@ -13,6 +13,7 @@ from typing import Final
 import polars as pl
 
 from valuechain.query.runs import RunCompleteness, StoreContents
+from valuechain.report.tables import Col
 
 NOT_AN_EVAL_RUN: Final = "not an eval run: no suite id"
 NO_EVAL_RUN: Final = "no eval run in this store"
@@ -139,6 +140,20 @@ def runs_table(frame: pl.DataFrame) -> pl.DataFrame:
         ).alias("documents"),
         pl.col("materialization_state").fill_null("unmeasured").alias("state"),
     )
+
+
+# `runs_table` at 80 columns: the id and the counts in line, the long parity triple under.
+RUNS_COLUMNS: Final = (
+    Col("run_id", "run"),
+    Col("trials in/total", "in/total", keep=1),
+    Col("state", keep=1),
+    Col("analyzer", keep=2),
+    Col("documents", keep=2),
+    Col("completed_at", "completed", keep=3),
+    Col("trials in store", "in store", keep=3),
+    Col("suite_id", "suite", keep=4),
+    Col("parity (group · config · case set)", "parity", under=True),
+)
 
 
 def not_an_eval_run_text(run_id: str) -> str:

@@ -8,12 +8,12 @@ passed: each state has its own mark and colour, and only ``passed`` is green.
 from __future__ import annotations
 
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from valuechain.contract.labels import CATEGORY_LABELS, STAGE_LABELS
 from valuechain.contract.vocab import FailureCategory, Stage
 from valuechain.query.trial import TrialView
+from valuechain.report.tables import Col, FittedTable
 
 STATE_STYLE = {
     "passed": ("✔", "green"),
@@ -24,7 +24,18 @@ STATE_STYLE = {
 }
 
 
-def render_trial(view: TrialView) -> Group:
+# The chain at 80 columns: the stage and its state in line, the reason and evidence under it.
+CHAIN_COLUMNS = (
+    Col("#", align="right"),
+    Col("stage"),
+    Col("state"),
+    Col("…because", keep=1),
+    Col("evidence", keep=2),
+)
+OBSERVATION_COLUMNS = (Col("check"), Col("link"), Col("result"), Col("reason", keep=1))
+
+
+def render_trial(view: TrialView, *, wide: bool = False) -> Group:
     """A header, the six-row chain and the observations."""
     ident = view.identity
     no_case = "none recorded" if view.eval_trial else "none (not an eval run)"
@@ -37,22 +48,25 @@ def render_trial(view: TrialView) -> Group:
         f"  status {ident.get('status') or 'not recorded'}\n",
         (f"chain: {view.source} @ analyzer {view.analyzer_version}", "dim"),
     )
-    table = Table(header_style="bold", show_lines=False)
-    for column in ("#", "stage", "state", "…because", "evidence"):
-        table.add_column(column)
+    rows: list[list[str]] = []
+    styles: list[dict[str, str]] = []
     for row in view.chain:
         mark, style = STATE_STYLE.get(row["state"], ("·", ""))
         stopped = row["stage"] == view.first_failed_stage
         stage = STAGE_LABELS[Stage(row["stage"])] + ("  ◀ stopped" if stopped else "")
         evidence = row.get("evidence") or {}
-        table.add_row(
-            str(row["stage_index"] + 1),
-            Text(stage, "bold" if stopped else ""),
-            Text(f"{mark} {row['stateLabel']}", style),
-            row.get("reasonLabel") or "",
-            _evidence(evidence),
+        rows.append(
+            [
+                str(row["stage_index"] + 1),
+                stage,
+                f"{mark} {row['stateLabel']}",
+                row.get("reasonLabel") or "",
+                _evidence(evidence),
+            ]
         )
-    parts: list[Text | Table] = [header]
+        styles.append({"stage": "bold" if stopped else "", "state": style})
+    table = FittedTable(list(CHAIN_COLUMNS), rows, styles=styles, joined=True, wide=wide)
+    parts: list[Text | FittedTable] = [header]
     if not view.eval_trial:
         parts.append(Text(_foreign_note(view), "yellow"))
     parts.append(table)
@@ -82,15 +96,26 @@ def render_trial(view: TrialView) -> Group:
             )
         )
     if view.observations:
-        obs = Table(title="advisory observations (never decide a stage)", header_style="bold")
-        for column in ("check", "link", "result", "reason"):
-            obs.add_column(column)
-        for o in view.observations:
-            result = {"true": "held", "false": "did not hold"}.get(
-                str(o["passed"]).lower(), o["status"] or "not recorded"
+        obs = [
+            [
+                o["kind"] or "unnamed",
+                o["stage"] or "no link",
+                {"true": "held", "false": "did not hold"}.get(
+                    str(o["passed"]).lower(), o["status"] or "not recorded"
+                ),
+                o["reason"] or "",
+            ]
+            for o in view.observations
+        ]
+        parts.append(
+            FittedTable(
+                list(OBSERVATION_COLUMNS),
+                obs,
+                title="advisory observations (never decide a stage)",
+                joined=True,
+                wide=wide,
             )
-            obs.add_row(o["kind"] or "unnamed", o["stage"] or "no link", result, o["reason"] or "")
-        parts.append(obs)
+        )
     return Group(*parts)
 
 

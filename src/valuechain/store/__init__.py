@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from valuechain.store.database import (
     DEFAULT_STORE,
-    STORE_SCHEMA_VERSION,
     Database,
     default_store_path,
     open_database,
 )
+from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.writer import Committed, SourceWriter
 

@@ -8,9 +8,11 @@ exactly as it was. The same bytes imported twice change nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -20,17 +22,20 @@ import polars as pl
 import pyarrow as pa
 
 from valuechain._version import __version__
-from valuechain.contract.versions import STAGE_ANALYZER_VERSION
-from valuechain.errors import StoreError, VersionAheadError
-from valuechain.store import lock, sqlfiles
+from valuechain.errors import StoreError
+from valuechain.store import lock, migrate, sqlfiles
 from valuechain.store.consistency import check_ledger
 from valuechain.store.disk import cannot_open
 from valuechain.store.memory_limit import memory_limit_bytes
+from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.sandbox import read_only_sql, sandbox
 
-STORE_SCHEMA_VERSION = 6  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 DEFAULT_STORE = "valuechain.duckdb"
+# A new store is written in DuckDB's v1.2.0 storage format: every DuckDB client from 1.2.0 on
+# reads it (the newest format, DuckDB 2.0's default, no client before 2.0 can), for ~3 % more
+# file than the newest; v1.0.0's format would reach back one more release for ~19 % more.
+STORAGE_COMPATIBILITY = "v1.2.0"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
 # store; a bound keeps an import's footprint flat (DuckDB spills to disk beyond it).
@@ -58,39 +63,48 @@ class Database:
         self.path = str(path)
         limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
         memory_limit_bytes(limit, "memory_limit" if memory_limit else f"${MEMORY_LIMIT_ENV}")
+        self.migrated_from: int | None = None  # the schema version this open migrated from
+        self.views_refreshed = False  # a read-only open found other views: temporary ones
+        self._in_transaction = False
+        self._connect: migrate.Connect = partial(
+            connect,
+            read_only=read_only,
+            memory_limit=limit,
+            allowed=allowed_directories,
+            wait=wait,
+        )
+        self.con = self._connect(Path(self.path))
         try:
-            self.con = lock.connect(self.path, read_only=read_only, wait=wait)
-        except duckdb.Error as exc:
-            raise cannot_open(self.path, exc) from exc
-        try:
-            sandbox(
-                self.con, self.path, memory_limit=limit, allowed_directories=allowed_directories
-            )
-        except StoreError:
-            self.con.close()
-            raise
-        try:
-            stored = self._check_version(read_only=read_only)
-        except StoreError:
+            self._open(read_only)
+        except BaseException:
             self.con.close()  # refused: release the file untouched
             raise
+
+    def _open(self, read_only: bool) -> int | None:
+        """Check the version (migrating an older store safely when writable), create or
+        refresh the views, undo an interrupted import, check the ledger."""
+        stored = migrate.check_version(self.con, self.path, read_only=read_only)
+        if not read_only and stored is not None and stored < STORE_SCHEMA_VERSION:
+            self.con.execute("CHECKPOINT")  # held open (locked) until the copy is in
+            migrate.migrate_file(Path(self.path), stored, self._connect)
+            self.con.close()
+            self.migrated_from, stored = stored, STORE_SCHEMA_VERSION
+            self.con = self._connect(Path(self.path))
         if not read_only:
-            self._create(stored)
+            migrate.create(self.con, stored)
             self._recover()
         elif self._interrupted_import() is not None:
-            self.con.close()
             raise StoreError(
                 self.path,
                 "an import into this store was interrupted and is not undone yet",
                 "run any command that writes to the store (valuechain import, derive, "
                 "materialize): it undoes the unfinished import first",
             )
+        elif stored is not None:
+            self.views_refreshed = migrate.refresh_views_if_stale(self.con, self.path)
         if stored is not None or not read_only:  # a file without valuechain's tables: nothing
-            try:
-                check_ledger(self.con, self.path)
-            except StoreError:
-                self.con.close()
-                raise
+            check_ledger(self.con, self.path)
+        return stored
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Database:
@@ -106,58 +120,6 @@ class Database:
 
     def close(self) -> None:
         self.con.close()
-
-    def _stored_version(self) -> int | None:
-        """The store's schema version; None for a new (empty) file."""
-        found = self.fetch_one(
-            "SELECT count(*) FROM information_schema.tables "
-            "WHERE table_schema = 'core' AND table_name = 'meta'"
-        )
-        if not found or not found[0]:
-            return None
-        row = self.fetch_one("SELECT value FROM core.meta WHERE key = 'schema_version'")
-        return int(row[0]) if row else 0
-
-    def _check_version(self, *, read_only: bool) -> int | None:
-        version = self._stored_version()
-        if version is not None and version > STORE_SCHEMA_VERSION:
-            raise VersionAheadError(
-                self.path,
-                f"the store has schema version {version}, newer than this "
-                f"valuechain ({__version__}) understands ({STORE_SCHEMA_VERSION})",
-                "upgrade valuechain; the store was not changed",
-            )
-        if read_only and version is not None and version < STORE_SCHEMA_VERSION:
-            raise StoreError(
-                self.path,
-                f"the store has schema version {version}, older than this valuechain's "
-                f"({STORE_SCHEMA_VERSION})",
-                "run any command that writes to the store once (valuechain import, derive, "
-                "materialize): it upgrades the store in place",
-            )
-        return version
-
-    def _create(self, stored: int | None) -> None:
-        """Create what is missing, bring an older store up to date (``sql/migrate``), and
-        (re)create the views, in one transaction."""
-        self.con.begin()
-        params = {"current_analyzer": STAGE_ANALYZER_VERSION}
-        for sql in _migrations(stored, "before"):  # e.g. set a table aside to rebuild it
-            self.con.execute(sql.text, sql.bind(params))
-        for sql in sqlfiles.folder("schema"):
-            self.con.execute(sql.text)
-        for sql in _migrations(stored, "after"):
-            self.con.execute(sql.text, sql.bind(params))
-        for sql in sqlfiles.folder("views"):
-            self.con.execute(sql.text)
-        self.con.execute(
-            "INSERT OR REPLACE INTO core.meta VALUES ('schema_version', $v)",
-            {"v": str(STORE_SCHEMA_VERSION)},
-        )
-        self.con.execute(
-            "INSERT OR IGNORE INTO core.meta VALUES ('created_by', $by)", {"by": __version__}
-        )
-        self.con.commit()
 
     def _interrupted_import(self) -> dict[str, int] | None:
         """The offsets of an import that started and never finished (a crash), if any."""
@@ -204,6 +166,34 @@ class Database:
         """These sources are derived now (trials, chains and documents committed)."""
         sql = sqlfiles.statement(_PENDING_CLEAR)
         self.con.execute(sql.text, sql.bind({"source_ids": sorted(source_ids)}))
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction around several steps: the writing methods called inside join it
+        (commits at the end, rolls back on any exception)."""
+        if self._in_transaction:
+            raise RuntimeError("a transaction is already open on this store")
+        self.con.begin()
+        self._in_transaction = True
+        try:
+            yield self.con
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+        finally:
+            self._in_transaction = False
+
+    def log_operation(self, operation: str, target: str | None, details: Mapping[str, Any]) -> None:
+        """Record a store operation that changed the store (``core.store_operations``)."""
+        sql = sqlfiles.statement("store/130_insert_operation.sql")
+        params = {
+            "operation": operation,
+            "target": target,
+            "details": json.dumps(details, sort_keys=True, default=str),
+            "valuechain": __version__,
+        }
+        self.con.execute(sql.text, sql.bind(params))
 
     # ------------------------------------------------------------------ reading
     def fetch_one(self, query: str, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
@@ -313,8 +303,15 @@ class Database:
         params: Mapping[str, Any],
         then: Callable[[duckdb.DuckDBPyConnection], object] | None,
     ) -> None:
-        """Run ``statements``, then ``then``, in one transaction: all of it or none."""
+        """Run ``statements``, then ``then``, in one transaction: all of it or none (inside
+        ``transaction()``, in that one)."""
         con = self.con
+        if self._in_transaction:
+            for sql in statements:
+                con.execute(sql.text, sql.bind(params))
+            if then is not None:
+                then(con)
+            return
         con.begin()
         try:
             for sql in statements:
@@ -327,17 +324,31 @@ class Database:
             raise
 
 
-def _migrations(stored: int | None, phase: str) -> list[sqlfiles.SqlFile]:
-    """The ``sql/migrate`` scripts of ``phase`` (before/after the schema files) that bring a
-    store at version ``stored`` up to date, in order; none for a new store."""
-    if stored is None:
-        return []
-    out = []
-    for sql in sqlfiles.folder("migrate"):
-        version, file_phase, _ = sql.name.partition("/")[2].split("_", 2)
-        if file_phase == phase and int(version) > stored:
-            out.append(sql)
-    return out
+def connect(
+    path: Path,
+    *,
+    read_only: bool,
+    memory_limit: str,
+    allowed: Sequence[Path] = (),
+    wait: float = 0.0,
+) -> duckdb.DuckDBPyConnection:
+    """A sandboxed connection to the DuckDB file at ``path`` (``sql/connection``); while
+    another process holds the file, wait up to ``wait`` seconds (then `StoreBusyError`)."""
+    try:
+        con = lock.connect(
+            str(path),
+            read_only=read_only,
+            wait=wait,
+            config={"storage_compatibility_version": STORAGE_COMPATIBILITY},
+        )
+    except duckdb.Error as exc:
+        raise cannot_open(str(path), exc) from exc
+    try:
+        sandbox(con, str(path), memory_limit=memory_limit, allowed_directories=allowed)
+    except StoreError:
+        con.close()
+        raise
+    return con
 
 
 def open_database(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -23,14 +24,17 @@ _SHOWN = 60  # characters of the holder's command line in the message
 _HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
 
 
-def connect(path: str, *, read_only: bool, wait: float = 0.0) -> duckdb.DuckDBPyConnection:
-    """A connection to ``path``; while another process holds a conflicting lock, wait up to
-    ``wait`` seconds for it, then raise `StoreBusyError`. Any other failure is the caller's."""
+def connect(
+    path: str, *, read_only: bool, wait: float = 0.0, config: dict[str, Any] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A connection to ``path`` (DuckDB ``config`` passed on); while another process holds a
+    conflicting lock, wait up to ``wait`` seconds for it, then raise `StoreBusyError`. Any
+    other failure is the caller's."""
     deadline = time.monotonic() + max(wait, 0.0)
     pause = 0.05
     while True:
         try:
-            return duckdb.connect(path, read_only=read_only)
+            return duckdb.connect(path, read_only=read_only, config=config or {})
         except duckdb.IOException as exc:
             holder = lock_holder(str(exc))
             if holder is None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue, issues_table
@@ -142,9 +143,12 @@ class SourceWriter:
         closing: list[Issue],
         trace_ids: Sequence[bytes] = (),
         analyzer: int = STAGE_ANALYZER_VERSION,
+        *,
+        then: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
     ) -> Committed:
         """Write the closing issues and the ledger row, record the source's ``trace_ids`` as
-        awaiting derivation at ``analyzer``, and commit the source."""
+        awaiting derivation at ``analyzer``, run ``then`` (it writes in the same
+        transaction), and commit the source."""
         if ledger.status == "rejected":
             self.abort()
             raise ValueError("a rejected source is never written to the store")
@@ -160,6 +164,8 @@ class SourceWriter:
                 con.execute(sql.text, sql.bind(params))
             counts = sqlfiles.statement(ISSUE_COUNTS)
             recorded = dict(con.execute(counts.text, counts.bind(params)).fetchall())
+            if then is not None:
+                then(con)
             con.commit()
             self._open = False
         except BaseException:

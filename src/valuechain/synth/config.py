@@ -22,6 +22,8 @@ class SynthConfig:
     redacted: bool = False  # §3.6: withhold content, list it in `mcp.app.redacted_keys`
     start_unix_nano: int = 1_767_225_600_000_000_000  # fixed epoch base so output is deterministic
     failures: bool = False  # every trial gets a failure scenario (synth.failures)
+    # TRACE-FORMAT §3.7.2: runs decided under verdict policy v2 (version 2, suite threshold 0.5)
+    verdict_policy: bool = False
 
 
 def _shape(config: SynthConfig) -> str:

@@ -33,6 +33,11 @@ def traces(config: SynthConfig, suite: Suite) -> Iterator[tuple[int, list[dict[s
             ("mcp.app.run.measurement_unit", "caseVariant"),
             ("mcp.app.run.materialization_state", "final"),
         ]
+        if config.verdict_policy:  # §3.7.2: the verdict inputs of a v2 run
+            head += [
+                ("mcp.app.run.verdict_policy_version", 2),
+                ("mcp.app.suite.default_pass_threshold", 0.5),
+            ]
         t_ms, iteration = r * DAY_MS + rng.randint(0, 3_600_000), 0  # one run a day
         for case in suite.cases:
             for model in models:

@@ -26,7 +26,13 @@ from valuechain.contract.tables.analytics import (
     STAGE_FUNNEL,
     STORED_ANALYTICS_TABLES,
 )
-from valuechain.contract.tables.ledger import META, PENDING_DERIVATIONS, SOURCES
+from valuechain.contract.tables.ledger import (
+    FOLLOW_FILES,
+    META,
+    PENDING_DERIVATIONS,
+    SOURCES,
+    STORE_OPERATIONS,
+)
 from valuechain.contract.tables.spans import (
     ATTRIBUTES,
     EVENTS,
@@ -71,6 +77,7 @@ from valuechain.contract.tables.types import (
     TS,
     conform,
 )
+from valuechain.contract.tables.verdict import DECISION_SUMMARIES
 
 # The stored schema of every table in `core`, in DDL order (sql/schema/NNN_<name>.sql).
 STORED_TABLES: dict[str, pa.Schema] = {
@@ -81,6 +88,9 @@ STORED_TABLES: dict[str, pa.Schema] = {
     **STORED_TRIAL_TABLES,
     **STORED_ANALYTICS_TABLES,
     "derived_evidence": DERIVED_EVIDENCE,
+    "decision_summaries": DECISION_SUMMARIES,
+    "follow_files": FOLLOW_FILES,
+    "store_operations": STORE_OPERATIONS,
 }
 
 __all__ = [
@@ -88,9 +98,11 @@ __all__ = [
     "ANALYTICS_RUNS",
     "ANALYTICS_SLICES",
     "ATTRIBUTES",
+    "DECISION_SUMMARIES",
     "DERIVED_EVIDENCE",
     "EVENTS",
     "EVIDENCE_TRIALS",
+    "FOLLOW_FILES",
     "HUGEINT",
     "INT64_MAX",
     "ISSUES",
@@ -119,6 +131,7 @@ __all__ = [
     "STAGE_FUNNEL",
     "STAGE_MEASUREMENTS",
     "STORED_TABLES",
+    "STORE_OPERATIONS",
     "TOOL_CALLS",
     "TRACE_ID",
     "TRACE_ID_BYTES",

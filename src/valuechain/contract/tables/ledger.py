@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from valuechain.contract.tables.types import SOURCE_ID, TRACE_ID, TS, table_schema
+from valuechain.contract.tables.types import JSON_METADATA, SOURCE_ID, TRACE_ID, TS, table_schema
 
 META = table_schema(
     ("key", pa.string(), False),  # PRIMARY KEY
@@ -50,4 +50,25 @@ PENDING_DERIVATIONS = table_schema(
     ("source_id", SOURCE_ID, False),
     ("trace_id", TRACE_ID, False),
     ("analyzer_version", pa.int32(), False),
+)
+
+# How far `import --follow` read each file of a followed directory (sql/schema/160), written
+# from parameters with the source holding those bytes (sql/store/401).
+FOLLOW_FILES = table_schema(
+    ("directory", pa.string(), False),  # PRIMARY KEY (directory, head_sha256)
+    ("head_sha256", pa.string(), False),
+    ("path", pa.string(), False),
+    ("committed_bytes", pa.uint64(), False),
+    ("final", pa.bool_(), False),
+    ("updated_at", TS, False),
+)
+
+# The log of store operations that changed the store (sql/schema/161, sql/store/130).
+STORE_OPERATIONS = table_schema(
+    ("operation_id", pa.int32(), False),
+    ("operation", pa.string(), False),
+    ("target", pa.string(), True),
+    pa.field("details", pa.string(), nullable=False, metadata=JSON_METADATA),
+    ("valuechain", pa.string(), False),
+    ("done_at", TS, False),
 )

@@ -28,10 +28,20 @@ class DecodeOptions:
     batch_bytes: int = framing.DEFAULT_BATCH_BYTES
     # canonical NDJSON records take the msgspec fast path (``fast.py``); False: reference only
     fast: bool = True
-    # worker processes decoding the parts of a large source. 0 (the library default) decodes
-    # in this process; the CLI uses 2. Workers re-import the caller's main module, so a script
+    # the native path (``native.py``): a source of several records smaller than a part (else
+    # read by the reference decoder) takes it first; with ``native_parts`` every NDJSON part and
+    # document does (off by default: on two cores it measured ~15 % slower per core than the
+    # msgspec fast path on the benchmark's export; see ``bench/ingest.py``)
+    native: bool = True
+    native_parts: bool = False
+    # workers decoding the parts of a large source. 0 (the library default) decodes in this
+    # process; the CLI uses 2. Worker processes re-import the caller's main module, so a script
     # that asks for them must guard its entry point (``if __name__ == "__main__":``).
     workers: int = 0
+    # the workers are threads while the native path decodes the parts (Arrow parses and
+    # computes with the GIL released: both cores, no pickled batches, no fork server);
+    # processes otherwise, or when asked (the msgspec and reference decoders hold the GIL)
+    worker_processes: bool = False
 
 
 @dataclass(slots=True)
@@ -50,6 +60,8 @@ class DecodedSource:
     tables: dict[str, pa.Table] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     rejection: IngestError | None = None
+    native_records: int = 0  # records decoded by the native path (``otlp/native.py``)
+    fast_records: int = 0  # by the msgspec fast path; the others by the reference decoder
 
     def ledger(self) -> SourceLedger:
         """What the store records of this source (its ``sources`` ledger row)."""

@@ -26,7 +26,7 @@ class Batch:
 
 
 _OWNER_ORDER = ("resource", "scope", "span", "event", "link")
-_ROW_TABLES = ("resources", "scopes", "spans", "events", "links", "large_values")
+ROW_TABLES = ("resources", "scopes", "spans", "events", "links", "large_values")
 _RECORD_TABLES = ("resources", "spans", "quarantine", "unknown_fields")
 ISSUE_LIST_CAP = 100_000  # issues kept in memory for the report; the store gets every one
 
@@ -92,7 +92,7 @@ class SourceMerger:
         self.issues: list[Issue] = []
         self.dropped_issues: Counter[str] = Counter()
         self.aggregated: dict[Code, Issue] = {}
-        self.rows = dict.fromkeys(_ROW_TABLES, 0)
+        self.rows = dict.fromkeys(ROW_TABLES, 0)
         self.records = 0
         self.id_encodings: set[str] = set()
         self.not_otlp: str | None = None
@@ -100,6 +100,7 @@ class SourceMerger:
         self.invalid_utf8_at: int | None = None
         self.extra_decoded = 0
         self.zstd_records = self.proto_records = self.json_records = self.fast_records = 0
+        self.native_records = 0
         self.framing: str | None = None
         self.rejection: Rejection | None = None
         self.final: list[Issue] = []
@@ -109,7 +110,7 @@ class SourceMerger:
     def add(self, part: PartResult) -> Batch:
         rows, record_offset = dict(self.rows), self.records
         batch_tables = rebase(part.tables, rows, record_offset)
-        for name in _ROW_TABLES:
+        for name in ROW_TABLES:
             self.rows[name] += part.tables[name].num_rows
         self.records += part.accounting.records_read
         acct, got = self.out.accounting, part.accounting
@@ -151,6 +152,7 @@ class SourceMerger:
         self.proto_records += part.proto_records
         self.json_records += part.json_records
         self.fast_records += part.fast_records
+        self.native_records += part.native_records
         self.framing = part.framing or self.framing
         self.rejection = self.rejection or part.rejection
         if part.partial:
@@ -184,6 +186,7 @@ class SourceMerger:
     ) -> DecodedSource:
         out, acct = self.out, self.out.accounting
         out.compression = compression
+        out.native_records, out.fast_records = self.native_records, self.fast_records
         if compression == "none" and self.zstd_records:
             out.compression = "zstd-legacy"
         out.bytes_decoded = bytes_decoded + self.extra_decoded

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import gc
+from dataclasses import replace
 
 import orjson
 
@@ -19,9 +20,16 @@ from valuechain.ingest.bytes import framing, json_values
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
 from valuechain.ingest.bytes.json_locate import Locator
 from valuechain.ingest.bytes.recognise import describe_text
+from valuechain.ingest.otlp import native
 from valuechain.ingest.otlp import proto as otlp_proto
 from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.issue_log import Where
+from valuechain.ingest.source.native_parts import (
+    REFUSED_TOKENS,
+    LineRuns,
+    native_result,
+    valid_utf8,
+)
 from valuechain.ingest.source.records import PartResult, RecordDecoder
 
 
@@ -130,6 +138,16 @@ class PartDecoder(RecordDecoder):
                 issue.byte_offset = offset
                 issue.line, issue.column = locator.line_column(offset)
 
+    def took_single_document(self, data: bytes) -> bool:
+        """Whether the msgspec fast path took ``data`` as one canonical document."""
+        if self.fast is None or data.lstrip(json_values.BOM).lstrip()[:1] != b"{":
+            return False
+        self._check_utf8(data, 0)
+        if not self._whole_fast(data):
+            return False
+        self.framing = "single"
+        return True
+
     def _whole_fast(self, data: bytes) -> bool:
         body, line, offset = json_values.first_value(data)
         if not self._took_fast(body, Where(0, line, offset)):
@@ -225,7 +243,39 @@ def decode_part(part: framing.Part, options: DecodeOptions) -> PartResult:
     enabled = gc.isenabled()
     gc.disable()
     try:
+        if options.native and options.fast:
+            if isinstance(part, framing.Whole) and not options.native_parts:
+                single = PartDecoder(replace(options, native=False))
+                if single.took_single_document(part.data):  # msgspec's, one canonical record
+                    return single.result()
+            if isinstance(part, framing.Whole) or options.native_parts:
+                result = _native_part(part, options)
+                if result is not None:
+                    return result
         return PartDecoder(options).run_part(part)
     finally:
         if enabled:
             gc.enable()
+
+
+def _native_part(part: framing.Part, options: DecodeOptions) -> PartResult | None:
+    """The part through the native path where it may take it (None: it may not)."""
+    if isinstance(part, framing.Lines):
+        if not valid_utf8(part.data):
+            return None
+        slow = replace(options, native=False)
+        return LineRuns(part, options, lambda p: PartDecoder(slow).run_part(p)).run()
+    if not isinstance(part, framing.Whole):
+        return None
+    body = part.data[len(json_values.BOM) :] if part.data.startswith(json_values.BOM) else part.data
+    if body.lstrip()[:1] != b"{" or any(t in body for t in REFUSED_TOKENS):
+        return None
+    if not valid_utf8(body):
+        return None
+    table = native.parse(body, document=True)  # one document, or NDJSON under a part's size
+    if table is None or table.num_rows == 0:
+        return None
+    decoded = native.decode(table, options.large_value_threshold)
+    if not isinstance(decoded, native.Decoded):
+        return None
+    return native_result(decoded, table.num_rows)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import glob
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,11 +32,16 @@ class Missing:
     why: str = "no such file, directory or matching glob"
 
 
+NOT_AN_EXPORT_NAME = "not an export by name"
+
+
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A file inside a named directory that is not read: its name is not an export's."""
+    """A file inside a named directory that is not read, and why (its name is not an
+    export's; a symlink whose target does not exist)."""
 
     path: Path
+    why: str = NOT_AN_EXPORT_NAME
 
 
 def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skipped]:
@@ -50,17 +55,20 @@ def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skippe
         text = str(pattern)
         path = Path(text)
         if path.is_dir():
-            files = sorted(
-                p for p in path.rglob("*") if p.is_file() and not _hidden(p.relative_to(path))
-            )
+            entries = sorted(p for p in path.rglob("*") if not _hidden(p.relative_to(path)))
+            files = [p for p in entries if p.is_file()]
             found = [p for p in files if _is_export(p)]
             out.extend(Skipped(p) for p in files if not _is_export(p))
+            out.extend(_dangling(p) for p in entries if p.is_symlink() and not p.exists())
             if not found:
                 suffixes = " ".join(sorted(EXPORT_SUFFIXES))
                 out.append(Missing(text, f"no export files in this directory ({suffixes})"))
                 continue
         elif path.is_file():
             found = [path]
+        elif path.is_symlink():  # named, but its target is gone
+            out.append(Missing(text, _dangling(path).why))
+            continue
         else:
             found = [Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file()]
             if not found:
@@ -72,6 +80,11 @@ def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skippe
                 seen.add(key)
                 out.append(file)
     return out
+
+
+def rotated_name(path: Path) -> bool:
+    """Whether the name is a collector's rotated file (a timestamp before the extension)."""
+    return _ROTATED.match(path.name) is not None
 
 
 def rotation_order(files: Iterable[Path]) -> list[Path]:
@@ -95,8 +108,21 @@ def _is_export(path: Path) -> bool:
     return bool(set(path.suffixes) & EXPORT_SUFFIXES)
 
 
-def file_chunks(path: Any, size: int = READ_CHUNK) -> Iterator[bytes]:
-    """The bytes of the file at ``path``, ``size`` at a time."""
+def _dangling(path: Path) -> Skipped:
+    try:
+        target = str(path.readlink())
+    except OSError:  # unreadable link: say what we know
+        target = "an unreadable target"
+    return Skipped(path, f"a symlink to {target}, which does not exist")
+
+
+def file_chunks(
+    path: Any, size: int = READ_CHUNK, on_read: Callable[[int], None] | None = None
+) -> Iterator[bytes]:
+    """The bytes of the file at ``path``, ``size`` at a time; ``on_read(n)`` after each read
+    of ``n`` bytes (progress: the bytes consumed so far are the sum)."""
     with open(path, "rb") as handle:
         while piece := handle.read(size):
+            if on_read is not None:
+                on_read(len(piece))
             yield piece

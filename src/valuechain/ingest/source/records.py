@@ -59,6 +59,7 @@ class PartResult:
     framing: str | None = None  # set by a whole part that found its own framing
     rejection: Rejection | None = None
     partial: bool = False  # salvaged: the source is partial even with nothing quarantined
+    native_records: int = 0  # records the native path (``native.py``) decoded
 
 
 class RecordDecoder:

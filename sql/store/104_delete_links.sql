@@ -1,0 +1,2 @@
+-- Delete: the links of departing spans. Grain: deletes rows. Reads: st_spans.
+DELETE FROM core.links WHERE span_row IN (SELECT span_row FROM st_spans);

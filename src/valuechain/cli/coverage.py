@@ -1,0 +1,36 @@
+"""``coverage``: what each suite measures link by link, what it leaves unmeasured, the lint."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from valuechain.cli.app import main, open_store, out
+from valuechain.cli.options import format_option
+from valuechain.query.coverage import coverage_request
+from valuechain.report.coverage import coverage_json, lint_json, render_coverage, render_lint
+
+
+@main.command()
+@click.option("--suite", help="The latest run of this suite id (default: of every suite).")
+@click.option("--run", help="This run (default: each suite's latest).")
+@click.option("--lint", is_flag=True, help="Only the lint findings (CONTRACT Q5).")
+@format_option("table", "json")
+@click.pass_context
+def coverage(ctx: click.Context, suite: str | None, run: str | None, lint: bool, fmt: str) -> None:
+    """Per link: cases that author a check able to decide it, trials measured there vs
+    notApplicable / notMeasured / notReached, advisory checks beside it, links no case can
+    decide (with the kinds that would), and checks that make a link ungradable."""
+    coverage_request(suite=suite, run=run)  # bad values fail before the store is opened
+    with open_store(ctx, read_only=True) as store:  # each output reads only what it shows
+        if fmt == "json" and lint:
+            sys.stdout.buffer.write(lint_json(store.coverage_lint(suite=suite, run=run)))
+        elif fmt == "json":
+            sys.stdout.buffer.write(coverage_json(store.coverage(suite=suite, run=run)))
+        elif lint:
+            out.print(render_lint(store.coverage_lint(suite=suite, run=run)), highlight=False)
+        else:
+            links = store.coverage(suite=suite, run=run)
+            findings = store.coverage_lint(suite=suite, run=run)
+            out.print(render_coverage(links, findings), highlight=False)

@@ -1,0 +1,166 @@
+"""``store …``: look after a store — info, delete, purge-content, migrate, vacuum.
+
+Each changing operation is one transaction (migrate and vacuum: a new file swapped in only
+when complete), prints what it changed, and has ``--dry-run``, which changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+import click
+import orjson
+from rich.table import Table
+
+from valuechain.cli.app import main, open_store, out, store_path
+from valuechain.cli.options import format_option
+from valuechain.store.database import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV
+from valuechain.store.maintenance import StoreInfo, migrate_store, vacuum_store
+
+say = partial(out.print, highlight=False, soft_wrap=True)
+DRY_RUN = click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
+
+
+@main.group("store")
+def store_group() -> None:
+    """Look after the store: info, delete, purge-content, migrate, vacuum."""
+
+
+@store_group.command()
+@format_option("table", "json", help="Output format.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Most sources and runs listed.",
+)
+@click.pass_context
+def info(ctx: click.Context, fmt: str, limit: int) -> None:
+    """Schema version, analyzer versions present, sizes, rows by table, runs and sources."""
+    with open_store(ctx, read_only=True) as store:
+        found = store.info(limit=limit)
+    if fmt == "json":
+        sys.stdout.buffer.write(orjson.dumps(info_json(found), option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    print_info(found)
+
+
+def info_json(found: StoreInfo) -> dict[str, Any]:
+    """The camelCase JSON of ``store info``; timestamps ISO-8601 UTC."""
+    summary = {_camel(k): _iso(v) for k, v in found.summary.items()}
+    return {
+        "path": found.path,
+        "schemaVersion": int(found.meta.get("schema_version", 0)),
+        "createdBy": found.meta.get("created_by"),
+        "fileBytes": found.file_bytes,
+        "walBytes": found.wal_bytes,
+        **summary,
+        "analyzers": found.analyzers,
+        "tables": found.tables,
+        "sourcesListed": [{**s, "importedAt": _iso(s["importedAt"])} for s in found.sources],
+        "runsListed": found.runs,
+    }
+
+
+def print_info(found: StoreInfo) -> None:
+    s = found.summary
+    say(
+        f"store {found.path}: schema version {found.meta.get('schema_version')} "
+        f"(created by valuechain {found.meta.get('created_by')}), {found.file_bytes} bytes "
+        f"+ {found.wal_bytes} bytes of write-ahead log"
+    )
+    say(
+        f"{s['sources']} sources (first {_iso(s['first_import'])}, last "
+        f"{_iso(s['last_import'])}), {s['traces']} traces, {s['runs']} runs, "
+        f"{s['trials']} trials, {s['followed_files']} followed files, "
+        f"{s['operations']} store operations logged"
+    )
+    versions = ", ".join(
+        f"{a['kind']} {a['source']}@{a['analyzerVersion']}: {a['count']}" for a in found.analyzers
+    )
+    say(f"analyzer versions present: {versions or 'none (nothing derived yet)'}")
+    table = Table(title="rows by table", header_style="bold")
+    table.add_column("table")
+    table.add_column("rows", justify="right")
+    for name, rows in found.tables.items():
+        table.add_row(name, str(rows))
+    out.print(table)
+    for title, listed in (("sources", found.sources), ("runs", found.runs)):
+        if listed:
+            order = "newest first" if title == "sources" else "by run id"
+            listing = Table(title=f"{title} ({order}, {len(listed)} shown)", header_style="bold")
+            for column in listed[0]:
+                listing.add_column(column)
+            for row in listed:
+                cells = {**row, "sha256": row["sha256"][:12]} if "sha256" in row else row
+                listing.add_row(*(str(_iso(v)) for v in cells.values()))
+            out.print(listing)
+
+
+@store_group.command()
+@click.option("--run", "run", metavar="RUN", help="Delete this run: every span of its traces.")
+@click.option("--source", metavar="PATH|SHA", help="Delete this source (path or sha256 prefix).")
+@DRY_RUN
+@click.pass_context
+def delete(ctx: click.Context, run: str | None, source: str | None, dry_run: bool) -> None:
+    """Remove a run or a source with everything that came only from it; traces shared with
+    other sources are derived again and the runs touched re-materialized, in one transaction."""
+    if (run is None) == (source is None):
+        raise click.UsageError("name exactly one of --run RUN or --source PATH|SHA")
+    with open_store(ctx, read_only=dry_run) as store:
+        removal = store.delete(run=run, source=source, dry_run=dry_run)
+    say(removal.describe())
+
+
+@store_group.command("purge-content")
+@DRY_RUN
+@click.pass_context
+def purge_content(ctx: click.Context, dry_run: bool) -> None:
+    """Drop content-gated values (prompts, outputs, arguments, results: TRACE-FORMAT §3.6),
+    keeping every id, name, count, outcome and grader result: chains and funnels stay."""
+    with open_store(ctx, read_only=dry_run) as store:
+        purge = store.purge_content(dry_run=dry_run)
+    say(purge.describe())
+
+
+@store_group.command()
+@DRY_RUN
+@click.option("--no-backup", is_flag=True, help="Do not keep the old file as NAME.vN.bak.")
+@click.pass_context
+def migrate(ctx: click.Context, dry_run: bool, no_backup: bool) -> None:
+    """Upgrade an older store to this valuechain's schema: a copy is migrated and swapped in
+    only once complete; the old file is kept beside it unless --no-backup."""
+    migration = migrate_store(
+        store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run, backup=not no_backup
+    )
+    say(migration.describe())
+
+
+@store_group.command()
+@DRY_RUN
+@click.pass_context
+def vacuum(ctx: click.Context, dry_run: bool) -> None:
+    """Reclaim the space deletes freed (the store is copied compactly and swapped in)."""
+    result = vacuum_store(store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run)
+    say(result.describe())
+
+
+def _limit(ctx: click.Context) -> str:
+    limit: str | None = ctx.find_root().obj.memory_limit
+    return limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+def _iso(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return value

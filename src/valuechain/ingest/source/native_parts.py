@@ -1,0 +1,191 @@
+"""Parts through the native path (``otlp/native.py``), with what it refuses decoded as before.
+
+A part of NDJSON lines is cut into runs: lines that may be canonical (an object on one line
+without a ``null``, ``NaN`` or ``Infinity`` token) are parsed together by Arrow's reader; a
+run that does not parse is halved until the lines that fail are alone; the records
+``native.decode`` refuses are taken out. Every other line goes, in order and with its own
+place in the source, through ``PartDecoder`` without the native path — the msgspec fast path
+and the reference decoder, as before. The runs' results are folded into one ``PartResult``
+exactly as ``SourceMerger`` folds
+parts, so the part reads as if one decoder had read it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable
+from typing import Final
+
+import pyarrow as pa
+
+from valuechain.contract.ledger import Accounting
+from valuechain.ingest.bytes import framing
+from valuechain.ingest.otlp import native
+from valuechain.ingest.source.decoded import DecodeOptions
+from valuechain.ingest.source.merge import ROW_TABLES, rebase
+from valuechain.ingest.source.records import PartResult
+
+# JSON null (Arrow reads it as absent; the reference may not) and bare NaN/Infinity (Arrow
+# reads them as doubles; the reference notes W_NONSTANDARD_JSON)
+REFUSED_TOKENS: Final = (b"null", b"NaN", b"Infinity")
+MAX_PARSES: Final = 64  # parse attempts per part before the rest of it goes the old way
+Fallback = Callable[[framing.Part], PartResult]
+
+
+def valid_utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def native_result(decoded: native.Decoded, records: int) -> PartResult:
+    acct = Accounting()
+    acct.records_read = acct.records_ingested = records
+    acct.spans_read = decoded.spans
+    acct.attributes_read = decoded.attributes
+    return PartResult(
+        decoded.tables,
+        [],
+        acct,
+        {"hex"} if decoded.spans else set(),
+        items=records,
+        json_records=records,
+        native_records=records,
+    )
+
+
+class LineRuns:
+    """Decodes one part of NDJSON lines: native runs and fallback runs, folded in order."""
+
+    def __init__(self, part: framing.Lines, options: DecodeOptions, fallback: Fallback) -> None:
+        self.part = part
+        self.options = options
+        self.fallback = fallback
+        self.parses = 0
+        data = part.data
+        self.bounds: list[tuple[int, int]] = []
+        offset, end = 0, len(data)
+        while offset < end:
+            nl = data.find(b"\n", offset)
+            stop = end if nl < 0 else nl
+            self.bounds.append((offset, stop))
+            offset = stop + 1
+        self.starts = [b for b, _ in self.bounds]
+
+    def run(self) -> PartResult:
+        data, bounds = self.part.data, self.bounds
+        eligible = [
+            stop > begin
+            and data[begin] == 0x7B
+            and data[stop - 1 - (data[stop - 1] == 0x0D)] == 0x7D
+            for begin, stop in bounds
+        ]
+        for token in REFUSED_TOKENS:  # the token, or the word inside a string: not native
+            at = data.find(token)
+            while at >= 0:
+                eligible[bisect_right(self.starts, at) - 1] = False
+                at = data.find(token, at + len(token))
+        segments: list[PartResult] = []
+        i, n = 0, len(bounds)
+        while i < n:
+            j = i + 1
+            while j < n and eligible[j] == eligible[i]:
+                j += 1
+            if eligible[i]:
+                self._native(i, j, segments)
+            else:
+                segments.append(self._fallback(i, j))
+            i = j
+        return fold(segments)
+
+    def _bytes(self, i: int, j: int) -> bytes:
+        return self.part.data[self.bounds[i][0] : self.bounds[j - 1][1]]
+
+    def _native(self, i: int, j: int, out: list[PartResult]) -> None:
+        table = None
+        if self.parses < MAX_PARSES:
+            self.parses += 1
+            table = native.parse(self._bytes(i, j))
+        if table is None or table.num_rows != j - i:
+            if j - i == 1 or self.parses >= MAX_PARSES:
+                out.append(self._fallback(i, j))
+                return
+            middle = (i + j) // 2
+            self._native(i, middle, out)
+            self._native(middle, j, out)
+            return
+        self._decoded(table, i, j, out)
+
+    def _decoded(self, table: pa.Table, i: int, j: int, out: list[PartResult]) -> None:
+        result = native.decode(table, self.options.large_value_threshold)
+        if isinstance(result, native.Decoded):
+            out.append(native_result(result, j - i))
+            return
+        refused = sorted(result)
+        at = 0
+        for k in [*refused, j - i]:
+            if k > at:  # the accepted records between two refused ones
+                again = native.decode(table.slice(at, k - at), self.options.large_value_threshold)
+                if isinstance(again, native.Decoded):
+                    out.append(native_result(again, k - at))
+                else:
+                    out.append(self._fallback(i + at, i + k))
+            if k < j - i:
+                out.append(self._fallback(i + k, i + k + 1))
+            at = k + 1
+
+    def _fallback(self, i: int, j: int) -> PartResult:
+        part, bounds = self.part, self.bounds
+        begin = bounds[i][0]
+        end = min(bounds[j - 1][1] + 1, len(part.data))
+        final = part.final and j == len(bounds)
+        lines = framing.Lines(part.data[begin:end], part.start + begin, part.first_line + i, final)
+        return self.fallback(lines)
+
+
+def fold(segments: list[PartResult]) -> PartResult:
+    """Consecutive results of one part as one result (row ids and record indexes continue)."""
+    if len(segments) == 1:
+        return segments[0]
+    rows = dict.fromkeys(ROW_TABLES, 0)
+    records = 0
+    parts_tables: list[dict[str, pa.Table]] = []
+    out = PartResult({}, [], Accounting(), set())
+    acct = out.accounting
+    for seg in segments:
+        parts_tables.append(rebase(seg.tables, rows, records))
+        for issue in seg.issues:
+            if issue.record_index is not None:
+                issue.record_index += records
+            if issue.span_row is not None:
+                issue.span_row += rows["spans"]
+            out.issues.append(issue)
+        for name in ROW_TABLES:
+            rows[name] += seg.tables[name].num_rows
+        records += seg.accounting.records_read
+        for name in Accounting.__dataclass_fields__:
+            setattr(acct, name, getattr(acct, name) + getattr(seg.accounting, name))
+        out.id_encodings |= seg.id_encodings
+        out.not_otlp = out.not_otlp or seg.not_otlp
+        if out.invalid_utf8_at is None:
+            out.invalid_utf8_at = seg.invalid_utf8_at
+        for name in (
+            "items",
+            "extra_decoded",
+            "zstd_records",
+            "proto_records",
+            "json_records",
+            "fast_records",
+            "native_records",
+        ):
+            setattr(out, name, getattr(out, name) + getattr(seg, name))
+        out.framing = seg.framing or out.framing
+        out.rejection = out.rejection or seg.rejection
+        out.partial = out.partial or seg.partial
+    names = parts_tables[0].keys() if parts_tables else ()
+    out.tables = {name: pa.concat_tables([t[name] for t in parts_tables]) for name in names}
+    return out

@@ -1,0 +1,218 @@
+"""The native path (ingest/otlp/native.py) against the exact decoder: the differential guard.
+
+Every conformance fixture, every corpus export and every other file under fixtures/ decodes to
+the same tables (schema and rows, in order), the same issues and the same accounting through
+the native path as through the reference decoder alone; and so does any generated export, as
+one document or NDJSON cut in parts of any size. A record the native path refuses is decoded
+by the msgspec fast path or the reference, and counted.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ingest_checks import same
+from ingest_strategies import FAST, encode, requests
+
+from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
+from valuechain.synth import SynthConfig, write_export
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = Path("/work/shared/conformance/otlp")
+FIXTURES = sorted(
+    p
+    for p in [*(ROOT / "fixtures").rglob("*"), *(SHARED.glob("*") if SHARED.is_dir() else [])]
+    if p.is_file() and p.name != "README.md"
+)
+
+
+def _paths(data: bytes, name: str, **options: Any) -> tuple[DecodedSource, DecodedSource]:
+    native = decode_export(data, name, DecodeOptions(native_parts=True, **options))
+    exact = decode_export(data, name, DecodeOptions(fast=False, **options))
+    return native, exact
+
+
+def _identical(native: DecodedSource, exact: DecodedSource) -> None:
+    same(native, exact)  # every table: schema and rows in order, values exact (NaN as NaN)
+    for field in ("status", "framing", "compression", "encoding_flavor", "bytes_decoded"):
+        assert getattr(native, field) == getattr(exact, field), field
+    assert (native.rejection is None) == (exact.rejection is None)
+    if native.rejection is not None and exact.rejection is not None:
+        assert str(native.rejection) == str(exact.rejection)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(p.parents[2])))
+@pytest.mark.parametrize("batch_bytes", [1 << 30, 2_000])
+def test_every_fixture_decodes_identically_through_the_native_path(
+    path: Path, batch_bytes: int
+) -> None:
+    native, exact = _paths(path.read_bytes(), path.name, batch_bytes=batch_bytes)
+    _identical(native, exact)
+    assert exact.native_records == 0
+    default = decode_export(path.read_bytes(), path.name, DecodeOptions(batch_bytes=batch_bytes))
+    _identical(default, exact)
+
+
+def test_the_fixtures_include_the_conformance_set_and_the_corpus() -> None:
+    folders = {str(p.parent.relative_to(ROOT / "fixtures")) for p in FIXTURES if ROOT in p.parents}
+    assert {"public/conformance/otlp", "public/corpus", "duplicates/opentelemetry-rust"} <= folders
+    assert "sample" in folders
+
+
+def test_a_synthetic_export_takes_the_native_path_whole_and_in_parts(tmp_path: Path) -> None:
+    path = write_export(tmp_path / "a.jsonl", SynthConfig(runs=2, seed=3), ndjson=True).path
+    data = path.read_bytes()
+    records = data.count(b"\n")
+    for batch_bytes in (1 << 30, 50_000):
+        native, exact = _paths(data, "a.jsonl", batch_bytes=batch_bytes)
+        _identical(native, exact)
+        assert native.native_records == records
+    document = write_export(tmp_path / "b.json", SynthConfig(runs=1, seed=4)).path
+    native, exact = _paths(document.read_bytes(), "b.json")
+    _identical(native, exact)
+    assert native.native_records == 1
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["crlf", "blank lines", "bom", "no final newline", "two on one line", "leading spaces"],
+)
+def test_line_shapes_decode_identically(tmp_path: Path, shape: str) -> None:
+    path = write_export(tmp_path / "a.jsonl", SynthConfig(runs=1, seed=5), ndjson=True).path
+    lines = path.read_bytes().splitlines()[:4]
+    data = {
+        "crlf": b"\r\n".join(lines) + b"\r\n",
+        "blank lines": lines[0] + b"\n\n" + lines[1] + b"\n   \n" + lines[2],
+        "bom": b"\xef\xbb\xbf" + b"\n".join(lines),
+        "no final newline": b"\n".join(lines),
+        "two on one line": lines[0] + lines[1] + b"\n" + lines[2],
+        "leading spaces": b"  " + lines[0] + b"\n" + lines[1],
+    }[shape]
+    for batch_bytes in (1 << 30, 1_000):
+        native, exact = _paths(data, "a.jsonl", batch_bytes=batch_bytes)
+        _identical(native, exact)
+        assert native.native_records > 0
+
+
+# ---------------------------------------------------------------------------- refusals
+def _span(**fields: Any) -> dict[str, Any]:
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": "eee19b7ec3c1b174",
+        "name": "s",
+        "startTimeUnixNano": "1544712660000000000",
+        "endTimeUnixNano": "1544712661000000000",
+    }
+    span.update(fields)
+    return {k: v for k, v in span.items() if v is not ...}
+
+
+def _request(*spans: dict[str, Any]) -> bytes:
+    return orjson.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]})
+
+
+REFUSED = {
+    "null": b'{"resourceSpans": [{"scopeSpans": [{"spans": [], "schemaUrl": null}]}]}',
+    "NaN": _request(_span(attributes=[{"key": "d", "value": {"doubleValue": 1.5}}])).replace(
+        b"1.5", b"NaN"
+    ),
+    "unknown field": _request(_span(extra=1)),
+    "number int": _request(_span(attributes=[{"key": "i", "value": {"intValue": 5}}])),
+    "enum name": _request(_span(kind="SPAN_KIND_SERVER")),
+    "base64 id": _request(_span(traceId=base64.b64encode(bytes(range(1, 17))).decode())),
+    "zero id": _request(_span(spanId="0" * 16)),
+    "two variants": _request(
+        _span(attributes=[{"key": "k", "value": {"stringValue": "a", "boolValue": True}}])
+    ),
+    "duplicate key": _request(_span(attributes=[{"key": "k", "value": {"stringValue": "a"}}] * 2)),
+    "dropped": _request(_span(droppedEventsCount=1)),
+    "negative duration": _request(_span(endTimeUnixNano="1")),
+    "missing time": _request(_span(startTimeUnixNano=...)),
+    "kvlist": _request(_span(attributes=[{"key": "k", "value": {"kvlistValue": {"values": []}}}])),
+    "legacy dialect": orjson.dumps(
+        {"resourceSpans": [{"instrumentationLibrarySpans": [{"spans": [_span()]}]}]}
+    ),
+    "empty envelope": b'{"resourceSpans": []}',
+    "int beyond int64": _request(
+        _span(attributes=[{"key": "i", "value": {"intValue": "9223372036854775808"}}])
+    ),
+    "time beyond int64": _request(_span(endTimeUnixNano="9223372036854775808")),
+}
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_what_the_native_path_refuses_falls_back_and_is_counted(name: str) -> None:
+    canonical = _request(_span(attributes=[{"key": "a", "value": {"stringValue": 'q"\n'}}]))
+    data = b"\n".join([canonical, REFUSED[name], canonical, canonical]) + b"\n"
+    for batch_bytes in (1 << 30, 100):
+        native, exact = _paths(data, "x.jsonl", batch_bytes=batch_bytes)
+        _identical(native, exact)
+        assert native.native_records < 4
+        assert native.native_records + native.fast_records <= 4
+
+
+# ---------------------------------------------------------------------------- property
+_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6)
+_CANONICAL_SCALAR = st.one_of(
+    st.builds(lambda s: {"stringValue": s}, _TEXT),
+    st.builds(lambda b: {"boolValue": b}, st.booleans()),
+    st.builds(lambda i: {"intValue": str(i)}, st.integers(-(1 << 63), (1 << 63) - 1)),
+    st.builds(
+        lambda f: {"doubleValue": f},
+        st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(1 << 60), 1 << 60),
+    ),
+    st.builds(lambda b: {"bytesValue": base64.b64encode(b).decode()}, st.binary(max_size=6)),
+    st.just({}),
+)
+_CANONICAL_VALUE = st.one_of(
+    _CANONICAL_SCALAR,
+    st.builds(lambda vs: {"arrayValue": {"values": vs}}, st.lists(_CANONICAL_SCALAR, max_size=3)),
+)
+_CANONICAL_ATTRIBUTES = st.lists(
+    st.builds(lambda k, v: {"key": k, "value": v}, _TEXT, _CANONICAL_VALUE), max_size=4
+)
+
+
+@st.composite
+def _canonical_request(draw: st.DrawFn) -> dict[str, Any]:
+    spans = []
+    for _ in range(draw(st.integers(1, 3))):
+        start = draw(st.integers(1, (1 << 63) - 1))
+        span = _span(
+            spanId=draw(st.binary(min_size=8, max_size=8).filter(any)).hex(),
+            name=draw(_TEXT),
+            kind=draw(st.integers(0, 5)),
+            startTimeUnixNano=str(start),
+            endTimeUnixNano=str(draw(st.integers(start, (1 << 63) - 1))),
+            attributes=draw(_CANONICAL_ATTRIBUTES),
+            events=[{"name": draw(_TEXT), "timeUnixNano": str(start)}] * draw(st.integers(0, 1)),
+            links=[{"traceId": "ab" * 16, "spanId": "cd" * 8, "traceState": draw(_TEXT)}]
+            * draw(st.integers(0, 1)),
+            status={"code": draw(st.integers(0, 2)), "message": draw(_TEXT)},
+        )
+        spans.append(span)
+    scope = {"name": draw(_TEXT), "attributes": draw(_CANONICAL_ATTRIBUTES)}
+    resource = {"attributes": draw(_CANONICAL_ATTRIBUTES)}
+    return {
+        "resourceSpans": [{"resource": resource, "scopeSpans": [{"scope": scope, "spans": spans}]}]
+    }
+
+
+@FAST
+@given(
+    st.lists(_canonical_request() | requests().map(encode), min_size=1, max_size=4),
+    st.sampled_from([1 << 30, 300]),
+)
+def test_generated_exports_decode_identically(
+    batch: list[dict[str, Any]], batch_bytes: int
+) -> None:
+    ndjson = b"\n".join(orjson.dumps(r) for r in batch) + b"\n"
+    _identical(*_paths(ndjson, "g.jsonl", batch_bytes=batch_bytes))
+    document = orjson.dumps(batch[0], option=orjson.OPT_INDENT_2)
+    _identical(*_paths(document, "g.json"))
