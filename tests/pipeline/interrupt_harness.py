@@ -12,8 +12,8 @@ stays the one the command line runs (nothing in valuechain knows about this file
 - ``workers``: decode workers are running; the ids of every process below this one are
   written to ``$INTERRUPT_PIDS`` first (they are no longer this process's descendants after
   its death);
-- ``read``: the second source is being read: its first chunk is read, the next one not yet
-  (the first source is committed);
+- ``read``: the second source is being read for decoding (after the read that hashes it): its
+  first chunk is read, the next one not yet (the first source is committed);
 - ``batch``: two batches of the first source are committed, the third not yet written (the
   source is not finished: its in-progress mark is set);
 - ``commit``: every row of the second source is written in its transaction, the commit not
@@ -92,18 +92,19 @@ def _on_nth_call(
 
 
 def _mid_read(nth_file: int, action: Callable[[], None]) -> None:
-    """Run ``action`` when the ``nth_file`` source read asks for its second chunk."""
+    """Run ``action`` when the decoding read of the ``nth_file`` source (the read after the
+    one that hashes it) asks for its second chunk."""
     original = imports.file_chunks
-    files = 0
+    reads: dict[str, int] = {}
 
-    def chunks(*args: Any, **kwargs: Any) -> Any:
-        nonlocal files
-        files += 1
-        for n, chunk in enumerate(original(*args, **kwargs)):
-            if n == 1 and files == nth_file:
+    def chunks(path: Any, *args: Any, **kwargs: Any) -> Any:
+        reads[str(path)] = reads.get(str(path), 0) + 1
+        cut = len(reads) == nth_file and reads[str(path)] == 2
+        for n, chunk in enumerate(original(path, *args, **kwargs)):
+            if n == 1 and cut:
                 action()
             yield chunk
-        if files == nth_file:  # a one-chunk file: cut before its end is seen
+        if cut:  # a one-chunk file: cut before its end is seen
             action()
 
     imports.file_chunks = chunks  # type: ignore[assignment]
