@@ -55,7 +55,7 @@ def main(runs: int, seed: int) -> None:
             assert again.returncode == 0, (n, again.stderr)
             got = contents(store)
             # import numbers and row ids may differ; the content may not
-            same = {k: v for k, v in got.items()} == expected
+            same = got == expected
             outcome = ("killed" if killed else "finished") + (" same" if same else " DIFFERENT")
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
             assert same, (n, {k for k in got if got[k] != expected.get(k)})
