@@ -14,9 +14,24 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, settings
 
 from valuechain.ingest.decode import DecodedSource
 from valuechain.store import Database
+
+# Hypothesis profiles: ``ci`` (the default: quick, every run) and ``campaign`` (a long fuzzing
+# run outside CI: HYPOTHESIS_PROFILE=campaign make test, or pytest tests/robustness). A test's
+# own ``@settings(max_examples=…)`` still wins over either.
+settings.register_profile(
+    "ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "campaign",
+    max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", "20000")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # fixtures/public/ holds vendored copies of the spec example and the public conformance inputs.
 SHARED = Path(

@@ -320,15 +320,22 @@ def open(
     read_only: bool = False,
     memory_limit: str | None = None,
     allow_files: str | Path | None = None,
+    wait: float = 0.0,
 ) -> Store:
     """Open (creating if needed) a store; ``None`` means ``$VALUECHAIN_STORE`` or the default.
 
     ``memory_limit`` bounds DuckDB's memory (default ``$VALUECHAIN_MEMORY_LIMIT`` or 1GB);
-    ``allow_files`` opens one folder for `Store.sql` to read files from (none by default)."""
+    ``allow_files`` opens one folder for `Store.sql` to read files from (none by default);
+    ``wait``: while another process holds the store, wait up to this many seconds for it
+    (default: fail at once with "store is busy (pid …)")."""
     allowed = () if allow_files is None else (Path(allow_files),)
     return Store(
         open_database(
-            path, read_only=read_only, memory_limit=memory_limit, allowed_directories=allowed
+            path,
+            read_only=read_only,
+            memory_limit=memory_limit,
+            allowed_directories=allowed,
+            wait=wait,
         )
     )
 

@@ -46,3 +46,7 @@ class VersionAheadError(StoreError):
 
 class UsageError(ValuechainError):
     """The user asked for something that cannot be done with these arguments."""
+
+
+class StoreBusyError(StoreError):
+    """Another process holds the store (a writer, or readers while this one would write)."""

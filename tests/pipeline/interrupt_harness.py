@@ -11,8 +11,24 @@ stays the one the command line runs (nothing in valuechain knows about this file
 - ``materialize``: every chain is written, the analytics documents are not;
 - ``workers``: decode workers are running; the ids of every process below this one are
   written to ``$INTERRUPT_PIDS`` first (they are no longer this process's descendants after
-  its death).
+  its death);
+- ``read``: the second source is being read for decoding (after the read that hashes it): its
+  first chunk is read, the next one not yet (the first source is committed);
+- ``batch``: two batches of the first source are committed, the third not yet written (the
+  source is not finished: its in-progress mark is set);
+- ``commit``: every row of the second source is written in its transaction, the commit not
+  yet done;
+- ``derive-commit``: the first derive batch's rows and documents are written in its
+  transaction, the commit not yet done;
+- ``recompute-batch``: a recompute in batches of one run has committed its first batch, the
+  second not yet started;
+- ``recompute-commit``: the same recompute has written its second batch in the transaction,
+  the commit not yet done.
 
+``$INTERRUPT_BATCH_BYTES`` makes the import's batches that small (several batches from a small
+source, as a multi-gigabyte source has at the default size).
+
+``none`` interrupts nothing (the reference run of the same command with the same settings).
 SIGINT raises KeyboardInterrupt there (Ctrl-C); SIGKILL and SIGHUP end the process at once.
 """
 
@@ -26,9 +42,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from valuechain import api
 from valuechain.cli import main
-from valuechain.pipeline import derive
-from valuechain.store import writer
+from valuechain.pipeline import derive, imports, recompute
+from valuechain.store import Database, sqlfiles, writer
 
 
 def _interrupt(sig: signal.Signals) -> None:
@@ -49,6 +66,74 @@ def _before_call(owner: Any, name: str, nth: int, action: Callable[[], None]) ->
         return original(*args, **kwargs)
 
     setattr(owner, name, wrapper)
+
+
+def _on_nth_call(
+    owner: Any, name: str, nth: int, wanted: Callable[..., bool]
+) -> Callable[[Callable[[], None]], None]:
+    """``_before_call`` counting only the calls whose arguments ``wanted`` accepts."""
+
+    def install_action(action: Callable[[], None]) -> None:
+        original = getattr(owner, name)
+        calls = 0
+
+        @functools.wraps(original)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            nonlocal calls
+            if wanted(*args, **kwargs):
+                calls += 1
+                if calls == nth:
+                    action()
+            return original(*args, **kwargs)
+
+        setattr(owner, name, wrapper)
+
+    return install_action
+
+
+def _mid_read(nth_file: int, action: Callable[[], None]) -> None:
+    """Run ``action`` when the decoding read of the ``nth_file`` source (the read after the
+    one that hashes it) asks for its second chunk."""
+    original = imports.file_chunks
+    reads: dict[str, int] = {}
+
+    def chunks(path: Any, *args: Any, **kwargs: Any) -> Any:
+        reads[str(path)] = reads.get(str(path), 0) + 1
+        cut = len(reads) == nth_file and reads[str(path)] == 2
+        for n, chunk in enumerate(original(path, *args, **kwargs)):
+            if n == 1 and cut:
+                action()
+            yield chunk
+        if cut:  # a one-chunk file: cut before its end is seen
+            action()
+
+    imports.file_chunks = chunks  # type: ignore[assignment]
+
+
+def _inside_transaction(nth: int, action: Callable[[], None]) -> None:
+    """Run ``action`` in the ``nth`` derive or recompute transaction (``Database._write``),
+    after everything it writes and before its commit."""
+    original = Database._write
+    calls = 0
+
+    def write(self: Database, statements: Any, params: Any, then: Any) -> None:
+        nonlocal calls
+        calls += 1
+
+        def then_cut(con: Any) -> object:
+            result = then(con) if then is not None else None
+            if calls == nth:
+                action()
+            return result
+
+        original(self, statements, params, then_cut)
+
+    Database._write = write  # type: ignore[method-assign]
+
+
+def _one_run_per_batch(module: Any) -> None:
+    cut = module.run_batches
+    module.run_batches = lambda trace_runs, _max, **kw: cut(trace_runs, 1, **kw)
 
 
 def descendants(root: int) -> list[int]:
@@ -73,11 +158,12 @@ def descendants(root: int) -> list[int]:
 
 def install(point: str, sig: signal.Signals) -> None:
     interrupt = functools.partial(_interrupt, sig)
-    if point == "derive":
+    if point == "none":  # the same command and settings, uninterrupted: the reference
+        pass
+    elif point == "derive":
         _before_call(derive, "_derive_batch", 1, interrupt)
     elif point == "derive-batch":
-        cut = derive.run_batches
-        derive.run_batches = lambda trace_runs, _max, **kw: cut(trace_runs, 1, **kw)  # type: ignore[assignment]
+        _one_run_per_batch(derive)
         _before_call(derive, "_derive_batch", 2, interrupt)
     elif point == "materialize":
         _before_call(derive, "materialize_runs", 1, interrupt)
@@ -90,8 +176,26 @@ def install(point: str, sig: signal.Signals) -> None:
             interrupt()
 
         _before_call(writer.SourceWriter, "add", 2, record_then_interrupt)
+    elif point == "read":
+        _mid_read(2, interrupt)
+    elif point == "batch":
+        _before_call(writer.SourceWriter, "add", 3, interrupt)
+    elif point == "commit":
+        closing = _on_nth_call(sqlfiles, "statement", 2, lambda n: n == writer.ISSUE_COUNTS)
+        closing(interrupt)
+    elif point == "derive-commit":
+        _inside_transaction(1, interrupt)
+    elif point == "recompute-batch":
+        _one_run_per_batch(recompute)
+        _before_call(recompute, "write_batch", 2, interrupt)
+    elif point == "recompute-commit":
+        _one_run_per_batch(recompute)
+        _inside_transaction(2, interrupt)
     else:
         raise SystemExit(f"unknown point {point!r}")
+    if os.environ.get("INTERRUPT_BATCH_BYTES"):
+        size = int(os.environ["INTERRUPT_BATCH_BYTES"])
+        api.DecodeOptions = functools.partial(api.DecodeOptions, batch_bytes=size)  # type: ignore[misc]
 
 
 if __name__ == "__main__":

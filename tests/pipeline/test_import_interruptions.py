@@ -8,21 +8,16 @@ Each interruption is a real signal, sent by the process to itself at one exact p
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from interrupted import Dump, cli, comparable, harness
 
-from valuechain.cli import main
 from valuechain.errors import StoreError
 from valuechain.pipeline import imports
 from valuechain.pipeline.imports import ImportOptions, SourceResult, import_paths
@@ -30,76 +25,12 @@ from valuechain.store import Database
 from valuechain.synth.config import SynthConfig
 from valuechain.synth.writers import write_export
 
-HARNESS = Path(__file__).with_name("interrupt_harness.py")
-SRC = Path(__file__).resolve().parents[2] / "src"
-# Written by the clock, not by the data: left out when two stores are compared.
-_CLOCK_COLUMNS = {"sources": ("imported_at",), "analytics_runs": ("created_at", "updated_at")}
-_CLOCK_KEYS = ("createdAt", "updatedAt")
-
-Dump = dict[str, list[tuple[Any, ...]]]
-
-
-def cli(*args: str | Path) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
-def harness(
-    point: str, sig: str, *args: str | Path, **env: str
-) -> subprocess.CompletedProcess[str]:
-    """``valuechain ARGS…`` in a child process that sends itself ``sig`` at ``point``.
-
-    Its output goes to files, not pipes: a process it leaves behind holding a pipe would keep
-    this call waiting for the pipe's end instead of returning when the child dies.
-    """
-    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
-        done = subprocess.run(
-            [sys.executable, str(HARNESS), point, sig, *map(str, args)],
-            stdout=stdout,
-            stderr=stderr,
-            check=False,  # the signal is the point: the return code is asserted
-            env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", **env},
-            timeout=300,
-        )
-        stdout.seek(0)
-        stderr.seek(0)
-        return subprocess.CompletedProcess(
-            done.args, done.returncode, stdout.read().decode(), stderr.read().decode()
-        )
-
-
-def comparable(path: Path) -> Dump:
-    """Every row of every ``core`` table, the clock's stamps left out, in a stable order."""
-    with Database(path, read_only=True) as db:
-        names = [
-            r[0]
-            for r in db.con.execute(
-                "SELECT table_name FROM information_schema.tables "
-                "WHERE table_schema = 'core' AND table_name <> 'meta' ORDER BY table_name"
-            ).fetchall()
-        ]
-        out: Dump = {}
-        for name in names:
-            exclude = ", ".join(_CLOCK_COLUMNS.get(name, ()))
-            columns = f"* EXCLUDE ({exclude})" if exclude else "*"
-            rows = db.con.execute(f"SELECT {columns} FROM core.{name} ORDER BY ALL").fetchall()
-            if name == "analytics_documents":
-                rows = sorted((*row[:-1], _without_clock(row[-1])) for row in rows)
-            out[name] = rows
-    return out
-
 
 def _in_two_commands(store: Path | Dump) -> Dump:
     """The comparable store, but for the one number that says the sources came in with two
     commands rather than one (``sources.import_id``, the ledger's second column)."""
     dump = comparable(store) if isinstance(store, Path) else store
     return {**dump, "sources": [row[:1] + row[2:] for row in dump["sources"]]}
-
-
-def _without_clock(document: str) -> str:
-    parsed = json.loads(document)
-    for key in _CLOCK_KEYS:
-        parsed.pop(key, None)
-    return json.dumps(parsed, sort_keys=True)
 
 
 @pytest.fixture(scope="module")

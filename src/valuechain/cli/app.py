@@ -13,18 +13,23 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+import duckdb
 import polars as pl
 from rich.console import Console
 
 from valuechain import api
 from valuechain._version import __version__
+from valuechain.cli.options import wait_option, waited
 from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.formats import Format, render_bytes
 from valuechain.report.tables import Col, fitted_table
 from valuechain.store import STORE_SCHEMA_VERSION, default_store_path
+from valuechain.store.disk import storage_error
 from valuechain.store.memory_limit import memory_limit_bytes
 
+# The commands that never open the store of --store (no ``--wait``).
+STORELESS = frozenset({"demo", "schema", "synth"})  # demo: its own store, recreated
 out = Console()
 err = Console(stderr=True)
 
@@ -32,11 +37,23 @@ err = Console(stderr=True)
 class Boundary(click.Group):
     """The one place expected errors become a red line and exit code 1."""
 
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """Every command that opens a store takes ``--wait`` too (``valuechain import --wait
+        30 …`` as well as ``valuechain --wait 30 import …``)."""
+        if (name or cmd.name) not in STORELESS:
+            wait_option()(cmd)
+        super().add_command(cmd, name)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ValuechainError as exc:
             fail(exc.render())
+        except duckdb.Error as exc:  # a full disk, a damaged file: the user's to fix; else a bug
+            storage = storage_error(exc, str(store_path(ctx)))
+            if storage is None:
+                raise
+            fail(storage.render())
 
 
 def fail(message: str) -> NoReturn:
@@ -72,6 +89,7 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None)
     callback=_memory_limit,
     help="Most memory the store's engine may use, e.g. 512MB (default 1GB); it spills beyond.",
 )
+@wait_option(envvar="VALUECHAIN_WAIT")
 @click.pass_context
 def main(ctx: click.Context, store_path: Path | None, memory_limit: str | None) -> None:
     """Honest user-value-chain analytics from OTLP eval traces of MCP servers."""
@@ -102,6 +120,7 @@ def open_store(
         read_only=read_only,
         memory_limit=choice.memory_limit,
         allow_files=allow_files,
+        wait=waited(ctx),
     )
     if store.db.migrated_from is not None:
         err.print(

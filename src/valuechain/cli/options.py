@@ -85,3 +85,32 @@ WIDE = click.option(
     help="Every column in line, however wide (by default a table fits the terminal: what does "
     "not fit goes under its row).",
 )
+
+
+WAIT_KEY = "valuechain.wait"
+
+
+def _remember_wait(ctx: click.Context, _param: click.Parameter, value: float | None) -> None:
+    if value is not None:  # a command's own --wait wins over the global one
+        ctx.meta[WAIT_KEY] = value
+
+
+def wait_option(*, envvar: str | None = None) -> Callable[[FC], FC]:
+    """``--wait SECONDS``: while another process holds the store, wait for it this long
+    instead of failing with "store is busy" (`store.lock`). Global, and on every command."""
+    return click.option(
+        "--wait",
+        type=click.FloatRange(min=0),
+        default=None,
+        metavar="SECONDS",
+        envvar=envvar,
+        show_envvar=envvar is not None,
+        expose_value=False,
+        callback=_remember_wait,
+        help="While another command holds the store, wait up to SECONDS for it (default 0).",
+    )
+
+
+def waited(ctx: click.Context) -> float:
+    """The ``--wait`` of this command line (the command's own, else the global one), or 0."""
+    return float(ctx.meta.get(WAIT_KEY, 0.0))

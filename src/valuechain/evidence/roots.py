@@ -91,8 +91,10 @@ def trial_roots(
         )
     )
     return roots.with_columns(
+        # A contract root without its (required) trial id is integrity-excluded by the key
+        # checks; it still needs an identity: its trace's, as a plain trace's trial has.
         pl.when(contract)
-        .then(pl.col("mcp.app.trial.id"))
+        .then(pl.col("mcp.app.trial.id").fill_null(pl.col("trace")))
         .otherwise(pl.col("trace"))
         .alias("trial_id"),
         pl.when(contract & pl.col("mcp.app.run.id").is_not_null())

@@ -23,8 +23,9 @@ import pyarrow as pa
 
 from valuechain._version import __version__
 from valuechain.errors import StoreError
-from valuechain.store import migrate, sqlfiles
+from valuechain.store import lock, migrate, sqlfiles
 from valuechain.store.consistency import check_ledger
+from valuechain.store.disk import cannot_open
 from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
@@ -57,6 +58,7 @@ class Database:
         read_only: bool = False,
         memory_limit: str | None = None,
         allowed_directories: Sequence[Path] = (),
+        wait: float = 0.0,
     ) -> None:
         self.path = str(path)
         limit = memory_limit or os.environ.get(MEMORY_LIMIT_ENV) or DEFAULT_MEMORY_LIMIT
@@ -65,7 +67,11 @@ class Database:
         self.views_refreshed = False  # a read-only open found other views: temporary ones
         self._in_transaction = False
         self._connect: migrate.Connect = partial(
-            connect, read_only=read_only, memory_limit=limit, allowed=allowed_directories
+            connect,
+            read_only=read_only,
+            memory_limit=limit,
+            allowed=allowed_directories,
+            wait=wait,
         )
         self.con = self._connect(Path(self.path))
         try:
@@ -321,21 +327,24 @@ class Database:
 
 
 def connect(
-    path: Path, *, read_only: bool, memory_limit: str, allowed: Sequence[Path] = ()
+    path: Path,
+    *,
+    read_only: bool,
+    memory_limit: str,
+    allowed: Sequence[Path] = (),
+    wait: float = 0.0,
 ) -> duckdb.DuckDBPyConnection:
-    """A sandboxed connection to the DuckDB file at ``path`` (``sql/connection``)."""
+    """A sandboxed connection to the DuckDB file at ``path`` (``sql/connection``); while
+    another process holds the file, wait up to ``wait`` seconds (then `StoreBusyError`)."""
     try:
-        con = duckdb.connect(
+        con = lock.connect(
             str(path),
             read_only=read_only,
+            wait=wait,
             config={"storage_compatibility_version": STORAGE_COMPATIBILITY},
         )
     except duckdb.Error as exc:
-        raise StoreError(
-            str(path),
-            f"cannot open the store ({exc})",
-            "check the path, or close the program holding the file",
-        ) from exc
+        raise cannot_open(str(path), exc) from exc
     try:
         sandbox(con, str(path), memory_limit=memory_limit, allowed_directories=allowed)
     except StoreError:
@@ -350,8 +359,10 @@ def open_database(
     read_only: bool = False,
     memory_limit: str | None = None,
     allowed_directories: Sequence[Path] = (),
+    wait: float = 0.0,
 ) -> Database:
-    """Open (creating if needed) the store at ``path`` or the default location."""
+    """Open (creating if needed) the store at ``path`` or the default location; while another
+    process holds it, wait up to ``wait`` seconds (then `StoreBusyError`)."""
     target = Path(path) if path is not None else default_store_path()
     if read_only and not target.exists():
         raise StoreError(
@@ -362,6 +373,7 @@ def open_database(
         read_only=read_only,
         memory_limit=memory_limit,
         allowed_directories=allowed_directories,
+        wait=wait,
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from valuechain.errors import StoreError
-from valuechain.store import migrate, sqlfiles
+from valuechain.store import lock, migrate, sqlfiles
 from valuechain.store.database import STORAGE_COMPATIBILITY, Database, connect
 from valuechain.store.files import (
     file_size,
@@ -118,8 +118,10 @@ def vacuum_file(path: Path, memory_limit: str, verify: Callable[[Path], None]) -
         "free disk space (vacuum needs room for a copy of the store) and run it again",
     ) as work:
         # the store stays open (and locked against other processes) until the copy is in
-        con = duckdb.connect(
-            str(path), config={"storage_compatibility_version": STORAGE_COMPATIBILITY}
+        con = lock.connect(  # held by another process: "store is busy (pid …)"
+            str(path),
+            read_only=False,
+            config={"storage_compatibility_version": STORAGE_COMPATIBILITY},
         )
         try:
             con.execute("SET memory_limit = $m", {"m": memory_limit})

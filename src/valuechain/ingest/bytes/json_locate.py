@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-_STRING_REST = re.compile(rb'(?:[^"\\]|\\.)*"', re.DOTALL)
+# Unrolled and possessive: one state per escape, not per character (a 100 MiB string value
+# cost a backtracking stack of gigabytes with ``(?:[^"\\]|\\.)*``).
+_STRING_REST = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 _STRUCTURE = re.compile(rb'["\[\]{}]')
 _SCALAR_END = re.compile(rb"[\s,\]}]")
 _SPACE = re.compile(rb"\s*")

@@ -83,7 +83,7 @@ def decode(raw: Any) -> Decoded:
         return out
     if not isinstance(raw, dict):
         out.notes.append(ValueNote(Code.W_INVALID_VALUE, "an AnyValue must be an object", raw))
-        out.json = orjson.dumps(raw).decode()
+        out.json = _raw_text(raw)
         return out
     variant_key = None
     for key in raw:
@@ -173,8 +173,19 @@ def _fill_int(out: Decoded, value: Any) -> None:
 
 
 def _invalid(out: Decoded, value: Any, message: str) -> None:
-    out.json = orjson.dumps(value).decode()
+    out.json = _raw_text(value)
     out.notes.append(ValueNote(Code.W_INVALID_VALUE, message, value))
+
+
+def _raw_text(value: Any) -> str:
+    """The JSON text of a value of the wrong type; ``TooDeepError`` when it nests beyond what
+    JSON text can be written for (orjson stops at 255 levels): the attribute is quarantined."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError as exc:
+        if "Recursion" in str(exc):
+            raise TooDeepError from exc
+        raise
 
 
 def _valid_utf8(text: str, out: Decoded) -> str:

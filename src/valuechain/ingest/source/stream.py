@@ -63,8 +63,8 @@ class SourceStream:
                 break
         if unpacker.problem is not None:
             merger.problem(unpacker.problem, unpacker.message or "")
-            if unpacker.problem is Code.E_TRUNCATED_COMPRESSION:
-                _blame_the_cut(merger, unpacker.message or "")
+            if unpacker.problem in (Code.E_TRUNCATED_COMPRESSION, Code.E_TOO_LARGE):
+                _blame_the_cut(merger, unpacker.problem, unpacker.message or "")
         self._result = merger.finish(
             unpacker.compression,
             framer.framing if framer.streamed else None,
@@ -86,19 +86,16 @@ class SourceStream:
             yield pending.pop(0).result()
 
 
-def _blame_the_cut(merger: SourceMerger, cut: str) -> None:
+def _blame_the_cut(merger: SourceMerger, code: Code, cut: str) -> None:
     """A source rejected for what a cut compressed stream left (no bytes at all: "empty"; a
-    document ending inside a value) is rejected for the cut itself (TRACE-FORMAT §5.2)."""
+    document ending inside a value) is rejected for the cut itself (TRACE-FORMAT §5.2): a
+    stream that ends early, or one stopped at the decompressed-size cap (``E_TOO_LARGE``:
+    the fix is the cap, never a re-download)."""
     seen = merger.rejection
     if seen is None:
         return
     problem = cut if seen.code is Code.E_NO_TRACES else f"{cut}; {seen.problem}"
-    hint = seen.hint if seen.code is Code.E_TRUNCATED_JSON else None
+    truncated = code is Code.E_TRUNCATED_COMPRESSION and seen.code is Code.E_TRUNCATED_JSON
+    hint = seen.hint if truncated else None
     # the cut is already logged (``merger.problem``): the rejection does not log it again
-    merger.rejection = Rejection(
-        Code.E_TRUNCATED_COMPRESSION,
-        None,
-        problem,
-        hint or HINTS[Code.E_TRUNCATED_COMPRESSION],
-        log=False,
-    )
+    merger.rejection = Rejection(code, None, problem, hint or HINTS[code], log=False)
