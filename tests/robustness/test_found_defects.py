@@ -41,3 +41,22 @@ def test_a_wrong_typed_value_nested_past_the_cap_is_quarantined_too_deep(
     assert decoded.status == "ok"
     assert decoded.issue_counts()["E_TOO_DEEP"] >= 1
     assert decoded.accounting.attributes_quarantined >= 1
+
+
+@pytest.mark.parametrize(
+    ("data", "decoded_bytes"),
+    [
+        # one length-prefixed record holding a zstd frame smaller than its own compressed bytes
+        (b"\x00\x00\x00\x16(\xb5/\xfd \ri\x00\x00\n\x0b\n\x00\x12\x07\n\x05\n\x03lib", 17),
+        (b'{"resourceSpans":[]}', 20),  # uncompressed: every byte of the file is decoded
+    ],
+)
+def test_decoded_bytes_count_the_uncompressed_file_and_never_go_negative(
+    data: bytes, decoded_bytes: int
+) -> None:
+    """An uncompressed source recorded 0 decoded bytes, so a zstd record that shrank on
+    decompression made the count negative (-9) and the ledger insert failed on UBIGINT: the
+    decoded size is the file's own bytes plus what its zstd records add or remove."""
+    decoded = decode_export(data, "small.pb")
+    assert decoded.bytes_decoded == decoded_bytes
+    assert decoded.ledger().bytes_decoded == decoded_bytes

@@ -16,6 +16,7 @@ stream is told from a finished one.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
@@ -75,10 +76,10 @@ class Unpacker:
             self.compression = "zstd-native"
 
     def __iter__(self) -> Iterator[bytes]:
-        if self.compression == "none":
-            if self._head:
-                yield self._head
-            yield from self._chunks
+        if self.compression == "none":  # decoded bytes are the file's own: counted, not capped
+            for piece in itertools.chain((self._head,) if self._head else (), self._chunks):
+                self.bytes_out += len(piece)
+                yield piece
             return
         yield from self._inflate()
 
