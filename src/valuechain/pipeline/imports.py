@@ -250,11 +250,7 @@ def import_file(
     executor = pool.executor_for(size, options.decode) if pool is not None else None
     piece = min(options.decode.batch_bytes, READ_CHUNK)
     progress.start(Phase.DECODE, size, label or path.name)
-    chunks = (
-        file_chunks(path, piece, progress.advance)
-        if byte_range is None
-        else range_chunks(path, byte_range, piece, progress.advance)
-    )
+    chunks = _chunks(path, byte_range, piece, progress.advance)
     stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
     try:
         with SourceWriter(db, name, import_id) as writer:
@@ -312,15 +308,19 @@ def _digest(
 ) -> tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
-    pieces = (
-        file_chunks(path, READ_CHUNK, on_read)
-        if byte_range is None
-        else range_chunks(path, byte_range, READ_CHUNK, on_read)
-    )
-    for piece in pieces:
+    for piece in _chunks(path, byte_range, READ_CHUNK, on_read):
         digest.update(piece)
         size += len(piece)
     return digest.hexdigest(), size
+
+
+def _chunks(
+    path: Path, byte_range: tuple[int, int] | None, size: int, on_read: ProgressFn
+) -> Iterator[bytes]:
+    """The whole file, or only ``byte_range`` of it (a followed file's new records)."""
+    if byte_range is None:
+        return file_chunks(path, size, on_read)
+    return range_chunks(path, byte_range, size, on_read)
 
 
 def range_chunks(
