@@ -14,7 +14,6 @@ Imported by name (``from otlp_fuzz import …``); see ``conftest.py``.
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 import struct
@@ -144,16 +143,49 @@ JSON_VALUES = st.recursive(
 )
 
 
-def _nodes(obj: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """The path of every dict entry and list item below ``obj``."""
+# Nothing in a strategy may depend on the interpreter's stack: a draw that raises
+# RecursionError near the limit raises or not with the caller's depth, so Hypothesis replays
+# it differently while shrinking (``FlakyStrategyDefinition``). Deep values are built to at
+# most DEEP_MAX levels (each level 3-4 JSON containers: ``json.dumps`` stays far below the
+# limit), copied and walked iteratively, and never walked into (paths end at WALK_DEPTH).
+DEEP_MAX = 150
+WALK_DEPTH = 40
+
+
+def _children(obj: Any) -> list[tuple[Any, Any]]:
+    if isinstance(obj, dict):
+        return list(obj.items())
+    return list(enumerate(obj)) if isinstance(obj, list) else []
+
+
+def _nodes(obj: Any) -> list[tuple[Any, ...]]:
+    """The path of every dict entry and list item below ``obj`` (in a fixed order), down to
+    ``WALK_DEPTH`` levels: what a structural mutation may pick."""
     out: list[tuple[Any, ...]] = []
-    items = (
-        obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
-    )
-    for key, value in items:
-        out.append((*path, key))
-        out.extend(_nodes(value, (*path, key)))
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), obj)]
+    while stack:
+        path, value = stack.pop()
+        if len(path) >= WALK_DEPTH:
+            continue
+        below = [((*path, key), child) for key, child in _children(value)]
+        out.extend(p for p, _ in below)
+        stack.extend(reversed(below))
     return out
+
+
+def _clone(obj: Any) -> Any:
+    """A deep copy of JSON-ready data without recursion (``copy.deepcopy`` recurses)."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(root, 0, obj)]
+    while stack:
+        into, key, value = stack.pop()
+        if isinstance(value, dict | list):
+            copy_: Any = dict.fromkeys(value) if isinstance(value, dict) else [None] * len(value)
+            into[key] = copy_
+            stack.extend((copy_, k, v) for k, v in _children(value))
+        else:
+            into[key] = value
+    return root[0]
 
 
 def _parent(obj: Any, path: tuple[Any, ...]) -> Any:
@@ -186,7 +218,7 @@ def structural(draw: st.DrawFn, doc: dict[str, Any]) -> str:
     elif how == "wrong type":
         parent[path[-1]] = draw(JSON_VALUES)
     elif how == "deep":
-        depth = draw(st.integers(min_value=60, max_value=250))  # past the cap of 64
+        depth = draw(st.integers(min_value=60, max_value=DEEP_MAX))  # past the cap of 64
         parent[path[-1]] = _nested(depth, draw(st.sampled_from(["array", "kvlist"])))
     elif how == "huge":
         size = draw(st.sampled_from([1 << 10, 1 << 16, (1 << 20) + 1]))
@@ -194,7 +226,7 @@ def structural(draw: st.DrawFn, doc: dict[str, Any]) -> str:
     elif how == "surrogate":
         parent[path[-1]] = {"stringValue": "a\ud800b" + draw(st.sampled_from(["", "\udfff"]))}
     elif isinstance(parent, list):  # duplicate an item (a span twice, an attribute twice)
-        parent.append(copy.deepcopy(parent[path[-1]]))
+        parent.append(_clone(parent[path[-1]]))
     else:
         return "nothing duplicated"
     return f"{how} at {'.'.join(map(str, path))}"
