@@ -25,6 +25,15 @@ stays the one the command line runs (nothing in valuechain knows about this file
 - ``recompute-commit``: the same recompute has written its second batch in the transaction,
   the commit not yet done.
 
+- ``operation-log``: a ``store`` operation has done its work and is about to log it: inside
+  the transaction of ``delete`` / ``purge-content`` (not committed), in the copy of
+  ``vacuum`` and of ``migrate`` (not swapped in);
+- ``vacuum-copy``: ``store vacuum`` is writing its copy (the work file has its first bytes);
+- ``migrate-copy``: ``store migrate`` has copied the store beside itself, the migration
+  scripts have not run on the copy;
+- ``swap``: the new file of ``vacuum`` or ``migrate`` is complete, not yet renamed over the
+  store; ``swapped``: just renamed over it, the command not yet finished.
+
 ``$INTERRUPT_BATCH_BYTES`` makes the import's batches that small (several batches from a small
 source, as a multi-gigabyte source has at the default size).
 
@@ -34,10 +43,13 @@ SIGINT raises KeyboardInterrupt there (Ctrl-C); SIGKILL and SIGHUP end the proce
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,15 +57,18 @@ from typing import Any
 from valuechain import api
 from valuechain.cli import main
 from valuechain.pipeline import derive, imports, recompute
-from valuechain.store import Database, sqlfiles, writer
+from valuechain.store import Database, database, maintenance, migrate, sqlfiles, writer
 
 
 def _interrupt(sig: signal.Signals) -> None:
     os.kill(os.getpid(), sig)
 
 
-def _before_call(owner: Any, name: str, nth: int, action: Callable[[], None]) -> None:
-    """Run ``action`` just before the ``nth`` call (1-based) of ``owner.name``."""
+def _before_call(
+    owner: Any, name: str, nth: int, action: Callable[[], None], *, after: bool = False
+) -> None:
+    """Run ``action`` just before the ``nth`` call (1-based) of ``owner.name`` (``after``: just
+    after it returned)."""
     original = getattr(owner, name)
     calls = 0
 
@@ -61,9 +76,12 @@ def _before_call(owner: Any, name: str, nth: int, action: Callable[[], None]) ->
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nonlocal calls
         calls += 1
-        if calls == nth:
+        if calls == nth and not after:
             action()
-        return original(*args, **kwargs)
+        result = original(*args, **kwargs)
+        if calls == nth and after:
+            action()
+        return result
 
     setattr(owner, name, wrapper)
 
@@ -131,6 +149,24 @@ def _inside_transaction(nth: int, action: Callable[[], None]) -> None:
     Database._write = write  # type: ignore[method-assign]
 
 
+def _when_work_file_written(action: Callable[[], None]) -> None:
+    """Run ``action`` (from a watching thread) as soon as a vacuum's work file has bytes."""
+    original = maintenance.work_file
+
+    def watch(work: Path) -> None:
+        while not (work.exists() and work.stat().st_size > 0):
+            time.sleep(0.0005)
+        action()
+
+    @contextlib.contextmanager
+    def watched(path: Path, *args: Any, **kwargs: Any) -> Any:
+        with original(path, *args, **kwargs) as work:
+            threading.Thread(target=watch, args=(work,), daemon=True).start()
+            yield work
+
+    maintenance.work_file = watched  # type: ignore[assignment]
+
+
 def _one_run_per_batch(module: Any) -> None:
     cut = module.run_batches
     module.run_batches = lambda trace_runs, _max, **kw: cut(trace_runs, 1, **kw)
@@ -191,6 +227,20 @@ def install(point: str, sig: signal.Signals) -> None:
     elif point == "recompute-commit":
         _one_run_per_batch(recompute)
         _inside_transaction(2, interrupt)
+    elif point == "operation-log":
+        _before_call(database, "log_operation", 1, interrupt)  # delete, purge, vacuum
+        _before_call(maintenance, "log_operation", 1, interrupt)  # migrate
+    elif point == "vacuum-copy":
+        _when_work_file_written(interrupt)
+    elif point == "migrate-copy":  # the copy's migration, not the opens that create a store
+        older = lambda _con, stored: stored is not None and stored < migrate.STORE_SCHEMA_VERSION  # noqa: E731
+        _on_nth_call(migrate, "create", 1, older)(interrupt)
+    elif point == "swap":
+        _before_call(maintenance, "replace_durably", 1, interrupt)
+        _before_call(migrate, "replace_durably", 1, interrupt)
+    elif point == "swapped":
+        _before_call(maintenance, "replace_durably", 1, interrupt, after=True)
+        _before_call(migrate, "replace_durably", 1, interrupt, after=True)
     else:
         raise SystemExit(f"unknown point {point!r}")
     if os.environ.get("INTERRUPT_BATCH_BYTES"):

@@ -21,7 +21,11 @@ from valuechain.store import Database
 HARNESS = Path(__file__).with_name("interrupt_harness.py")
 SRC = Path(__file__).resolve().parents[2] / "src"
 # Written by the clock, not by the data: left out when two stores are compared.
-_CLOCK_COLUMNS = {"sources": ("imported_at",), "analytics_runs": ("created_at", "updated_at")}
+_CLOCK_COLUMNS = {
+    "sources": ("imported_at",),
+    "analytics_runs": ("created_at", "updated_at"),
+    "store_operations": ("done_at",),
+}
 _CLOCK_KEYS = ("createdAt", "updatedAt")
 
 Dump = dict[str, list[tuple[Any, ...]]]

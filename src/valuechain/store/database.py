@@ -186,14 +186,7 @@ class Database:
 
     def log_operation(self, operation: str, target: str | None, details: Mapping[str, Any]) -> None:
         """Record a store operation that changed the store (``core.store_operations``)."""
-        sql = sqlfiles.statement("store/130_insert_operation.sql")
-        params = {
-            "operation": operation,
-            "target": target,
-            "details": json.dumps(details, sort_keys=True, default=str),
-            "valuechain": __version__,
-        }
-        self.con.execute(sql.text, sql.bind(params))
+        log_operation(self.con, operation, target, details)
 
     # ------------------------------------------------------------------ reading
     def fetch_one(self, query: str, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
@@ -324,6 +317,21 @@ class Database:
         except BaseException:
             con.rollback()
             raise
+
+
+def log_operation(
+    con: duckdb.DuckDBPyConnection, operation: str, target: str | None, details: Mapping[str, Any]
+) -> None:
+    """Record a store operation in ``core.store_operations`` on ``con`` (a store, or the copy
+    of one an operation swaps in: then the record arrives with what it records)."""
+    sql = sqlfiles.statement("store/130_insert_operation.sql")
+    params = {
+        "operation": operation,
+        "target": target,
+        "details": json.dumps(details, sort_keys=True, default=str),
+        "valuechain": __version__,
+    }
+    con.execute(sql.text, sql.bind(params))
 
 
 def connect(

@@ -18,7 +18,7 @@ import duckdb
 
 from valuechain.errors import StoreError
 from valuechain.store import lock, migrate, sqlfiles
-from valuechain.store.database import STORAGE_COMPATIBILITY, Database, connect
+from valuechain.store.database import STORAGE_COMPATIBILITY, Database, connect, log_operation
 from valuechain.store.files import (
     file_size,
     replace_durably,
@@ -178,17 +178,20 @@ def migrate_store(
     if dry_run or not plan.needed:
         return Migration(plan, dry_run)
     kept = path.with_name(f"{path.name}.v{plan.from_version}.bak") if backup else None
+    # The log row is written into the migrated copy, so it arrives with the swap: a kill
+    # after the swap can leave no migrated store without its record.
+    details = {"from": plan.from_version, "to": plan.to_version}
     con = connect(path, read_only=False, memory_limit=memory_limit)
     try:  # held open (and locked against other processes) until the copy is in
         con.execute("CHECKPOINT")
         reconnect = partial(connect, read_only=False, memory_limit=memory_limit)
-        migrate.migrate_file(path, plan.from_version, reconnect, backup=kept)
+        log = partial(log_operation, operation="migrate", target=None, details=details)
+        migrate.migrate_file(path, plan.from_version, reconnect, backup=kept, finish=log)
     finally:
         con.close()
-    result = Migration(plan, False, str(kept) if kept else None)
-    with Database(path, memory_limit=memory_limit) as db:  # undoes an interrupted import, checks
-        db.log_operation("migrate", None, {"from": plan.from_version, "to": plan.to_version})
-    return result
+    with Database(path, memory_limit=memory_limit):  # undoes an interrupted import, checks
+        pass
+    return Migration(plan, False, str(kept) if kept else None)
 
 
 def vacuum_store(path: Path, *, memory_limit: str, dry_run: bool = False) -> Vacuum:

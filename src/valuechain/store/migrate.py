@@ -195,10 +195,17 @@ def plan(con: duckdb.DuckDBPyConnection, where: str) -> MigrationPlan:
     return MigrationPlan(where, start, STORE_SCHEMA_VERSION, tuple(s.name for s in scripts))
 
 
-def migrate_file(path: Path, stored: int, connect: Connect, backup: Path | None = None) -> None:
+def migrate_file(
+    path: Path,
+    stored: int,
+    connect: Connect,
+    backup: Path | None = None,
+    finish: Callable[[duckdb.DuckDBPyConnection], None] | None = None,
+) -> None:
     """Migrate the store at ``path`` (checkpointed; its caller holds it open, so no other
     process writes to it) from ``stored`` on a copy beside it, then swap the copy in;
-    ``backup``: keep the old file there. Any failure removes the copy and leaves ``path`` as
+    ``backup``: keep the old file there; ``finish``: a last write to the migrated copy (the
+    operation's log), swapped in with it. Any failure removes the copy and leaves ``path`` as
     it was."""
     with work_file(
         path,
@@ -210,6 +217,8 @@ def migrate_file(path: Path, stored: int, connect: Connect, backup: Path | None 
         con = connect(work)
         try:
             create(con, stored)
+            if finish is not None:
+                finish(con)
             con.execute("CHECKPOINT")
         finally:
             con.close()
