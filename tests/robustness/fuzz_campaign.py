@@ -44,9 +44,9 @@ def statistics(output: str) -> dict[str, dict[str, int]]:
 
 def one_round(seed: int, examples: int, log: Path) -> dict[str, object]:
     env = {**os.environ, "HYPOTHESIS_PROFILE": "campaign", "HYPOTHESIS_EXAMPLES": str(examples)}
+    pytest = [sys.executable, "-m", "pytest", str(TESTS), "-q", "-p", "no:cacheprovider"]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", str(TESTS), "-q", "-p", "no:cacheprovider"]
-        + [f"--hypothesis-seed={seed}", "--hypothesis-show-statistics"],
+        [*pytest, f"--hypothesis-seed={seed}", "--hypothesis-show-statistics"],
         capture_output=True,
         text=True,
         env=env,

@@ -104,6 +104,9 @@ def contract_cases() -> dict[str, bytes]:
     evidence = {"arrayValue": {"values": [{"stringValue": "00000000000000ff"}]}}
     set_attr(trial_root(d), "mcp.app.stages.1.evidence.span_ids", evidence)
     out["contract_evidence_unresolved.json"] = dumps(d)
+    d = copy.deepcopy(doc)  # a row out of stage order: the chain fails CONTRACT §2.1
+    set_attr(trial_root(d), "mcp.app.stages.3.name", {"stringValue": "discovery"})
+    out["contract_chain_invalid.json"] = dumps(d)
     return out
 
 
@@ -155,6 +158,13 @@ def cases() -> dict[str, bytes]:
             request(span(1, parentSpanId=f"{2:016x}"), span(2, parentSpanId=f"{1:016x}"))
         ),
         "multiple_roots.json": dumps(request(span(1), span(2))),
+        "orphan_span.json": dumps(request(span(1), span(2, parentSpanId=f"{9:016x}"))),
+        "child_outside_parent.json": dumps(  # the child ends 1 µs after its parent
+            request(
+                span(1, endTimeUnixNano=str(T0 + 3000)),
+                span(2, parentSpanId=f"{1:016x}", endTimeUnixNano=str(T0 + 4000)),
+            )
+        ),
         # times (§1.6)
         "negative_duration.json": dumps(request(span(1, endTimeUnixNano=str(T0)))),
         "missing_time.json": dumps(request(span(1, startTimeUnixNano=..., endTimeUnixNano="0"))),
@@ -273,11 +283,19 @@ def cases() -> dict[str, bytes]:
     return out
 
 
+# A file that cannot be read (E_UNREADABLE): a link to nothing. A file without read
+# permission would not do: root, who runs many CI jobs, reads it anyway.
+DANGLING = {"unreadable_dangling_link.json": "no-such-export.json"}
+
+
 def main() -> None:
     BAD.mkdir(parents=True, exist_ok=True)
     for name, data in sorted(cases().items()):
         (BAD / name).write_bytes(data)
-    print(f"{len(cases())} files in {BAD.relative_to(ROOT)}")
+    for name, target in DANGLING.items():
+        (BAD / name).unlink(missing_ok=True)
+        (BAD / name).symlink_to(target)
+    print(f"{len(cases()) + len(DANGLING)} files in {BAD.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def test_the_examples_do_not_depend_on_the_depth_of_the_stack(name: str) -> None
 @pytest.mark.parametrize(
     "write",
     [
-        pytest.param(lambda v: json.dumps(v), id="compact"),
+        pytest.param(json.dumps, id="compact"),
         pytest.param(lambda v: json.dumps(v, indent=2), id="pretty"),
     ],
 )

@@ -77,6 +77,8 @@ class Code(StrEnum):
     W_TRIAL_ROOT_MISSING = "W_TRIAL_ROOT_MISSING"
     W_MULTIPLE_TRIAL_ROOTS = "W_MULTIPLE_TRIAL_ROOTS"
     W_MULTIPLE_ROOTS = "W_MULTIPLE_ROOTS"
+    W_ORPHAN_SPAN = "W_ORPHAN_SPAN"
+    I_CHILD_OUTSIDE_PARENT = "I_CHILD_OUTSIDE_PARENT"
     W_CONTRACT_TYPE = "W_CONTRACT_TYPE"
     W_UNKNOWN_CONTRACT_KEY = "W_UNKNOWN_CONTRACT_KEY"
     W_VERSION_AHEAD = "W_VERSION_AHEAD"
@@ -84,6 +86,7 @@ class Code(StrEnum):
     W_TRIAL_ID_CONFLICT = "W_TRIAL_ID_CONFLICT"
     W_TRANSPORT_ERROR_WITHOUT_CODE = "W_TRANSPORT_ERROR_WITHOUT_CODE"
     W_EVIDENCE_SPAN_UNRESOLVED = "W_EVIDENCE_SPAN_UNRESOLVED"
+    W_CHAIN_INVALID = "W_CHAIN_INVALID"
     W_UNKNOWN_AUTHORED_MODE = "W_UNKNOWN_AUTHORED_MODE"
     E_PARENT_CYCLE = "E_PARENT_CYCLE"
 
@@ -154,6 +157,13 @@ TRIAL_HINTS: Final[dict[Code, str]] = {
         "a trial is one trace with one trial root; both trials are integrity-excluded"
     ),
     Code.W_MULTIPLE_ROOTS: "the trial takes the earliest root; the other roots are kept",
+    Code.W_ORPHAN_SPAN: (
+        "the parent span was not exported (yet); import the file holding it and the trace is "
+        "derived again"
+    ),
+    Code.I_CHILD_OUTSIDE_PARENT: (
+        "usually clocks of different hosts or millisecond rounding; latency uses the times as sent"
+    ),
     Code.W_CONTRACT_TYPE: (
         "the typed value reads as absent; a missing required key integrity-excludes the trial"
     ),
@@ -174,6 +184,10 @@ TRIAL_HINTS: Final[dict[Code, str]] = {
     Code.W_EVIDENCE_SPAN_UNRESOLVED: (
         "the persisted chain cites a span the export does not carry; "
         "it is not used to upgrade reach"
+    ),
+    Code.W_CHAIN_INVALID: (
+        "the producer's chain is stored as sent and never repaired; the trial is "
+        "integrity-excluded (chainUnverified): fix the producer's exporter"
     ),
     Code.W_UNKNOWN_AUTHORED_MODE: (
         "mode must be model_driven or model_free; the authored case was inferred instead "

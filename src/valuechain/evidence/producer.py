@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import orjson
 import polars as pl
 
 from valuechain.contract.issues import Code
+from valuechain.contract.verdict_diagnostics import validate_chain
 from valuechain.contract.vocab_rules import STAGES
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
@@ -36,6 +38,7 @@ class ProducerRows:
     chain: pl.DataFrame
     measurements: pl.DataFrame
     outcome: pl.DataFrame
+    invalid: tuple[int, ...] = ()  # trial indexes whose chain fails CONTRACT §2.1
 
 
 def _rows(
@@ -131,6 +134,7 @@ def producer_rows(
     )
     chain = _unresolved(chain, trace_spans)
     _report_unresolved(chain, log)
+    raw_chain = chain
     chain = chain.select(
         *_KEYS,
         pl.lit(SOURCE_PRODUCER).alias("source"),
@@ -155,7 +159,76 @@ def producer_rows(
         "reach",
         "latency_ms",
     )
-    return ProducerRows(chain, measurements, _outcome(roots, chain, measurements))
+    outcome = _outcome(roots, chain, measurements)
+    invalid = _invalid_chains(raw_chain, outcome, log)
+    # A row without a stage or a state cannot be stored (its chain fails §2.1: excluded).
+    whole = chain.filter(pl.col("stage").is_not_null() & pl.col("state").is_not_null())
+    return ProducerRows(whole, measurements, outcome, invalid)
+
+
+def _invalid_chains(chain: pl.DataFrame, outcome: pl.DataFrame, log: IssueLog) -> tuple[int, ...]:
+    """Trials whose persisted chain, as sent, fails the CONTRACT §2.1 persisted-shape validator
+    (six rows in stage order, known states and reasons, typed evidence, `firstFailedStage` the
+    first failed row's): `W_CHAIN_INVALID`, one issue naming the first, the trials
+    integrity-excluded (`chainUnverified`) and the chain stored as sent, never repaired (a
+    row without a stage or state is not stored at all). A chain without an analyzer version
+    is `check_chain_versions`' to report."""
+    heads = outcome.filter(pl.col("analyzer_version").is_not_null()).select(
+        "trial_index",
+        "trial_id",
+        "run_id",
+        "first_failed_stage",
+        "failure_category",
+        "analyzer_version",
+    )
+    rows = (
+        chain.sort("trial_index", "idx")
+        .group_by("trial_index", maintain_order=True)
+        .agg(
+            pl.struct("name", "state", "reason", "evidence").alias("rows"), pl.col("trace").first()
+        )
+    )
+    bad: list[tuple[int, str, str, str, str]] = []
+    for i, trial_id, run_id, first, category, version, stage_rows, trace in heads.join(
+        rows, on="trial_index", how="inner", maintain_order="left"
+    ).iter_rows():
+        metadata = {
+            "stageResults": [_wire_row(r) for r in stage_rows],
+            "stageAnalyzerVersion": version,
+            **({} if first is None else {"firstFailedStage": first}),
+            **({} if category is None else {"failureCategory": category}),
+        }
+        if validate_chain(metadata) is None:
+            bad.append((i, trial_id, run_id, trace, f"{len(stage_rows)} rows"))
+    if bad:
+        i, trial_id, run_id, trace, size = bad[0]
+        log.add(
+            EvidenceIssue(
+                Code.W_CHAIN_INVALID,
+                f"the persisted chain of {len(bad)} trial{'s' * (len(bad) != 1)} fails the "
+                f"CONTRACT §2.1 shape check (first: trial {trial_id}, {size}); "
+                "integrity-excluded, kept as sent",
+                trace_id=trace,
+                trial_id=trial_id,
+                run_id=run_id,
+                key="mcp.app.stages",
+                occurrences=len(bad),
+            )
+        )
+    return tuple(b[0] for b in bad)
+
+
+def _wire_row(row: Mapping[str, str | None]) -> dict[str, object]:
+    """A chain row as the producer's wire has it: absent fields left out."""
+    out: dict[str, object] = {k: row[k] for k in ("name", "state", "reason") if row[k] is not None}
+    if "name" in out:
+        out["stage"] = out.pop("name")
+    if row["evidence"] is not None:
+        try:
+            out["evidence"] = orjson.loads(row["evidence"])
+        except orjson.JSONDecodeError:
+            out["evidence"] = None  # not an object: the validator refuses it
+    return out
 
 
 def _unresolved(chain: pl.DataFrame, trace_spans: pl.DataFrame) -> pl.DataFrame:

@@ -19,7 +19,7 @@ Input frame shapes are documented in `evidence.frames`. Output (`TrialEvidence`)
 Everything up to the per-trial objects is vectorised in polars (one pivot per value kind over
 the attribute rows we read); only the construction of the frozen input objects walks trials.
 This module only sequences the passes of its siblings (`attributes`, `grouping`, `roots`,
-`integrity`, `prepare`, `prepare_tools`, `inputs`, `producer`, `table`).
+`tree`, `integrity`, `prepare`, `prepare_tools`, `inputs`, `producer`, `table`).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from valuechain.evidence.issues import IssueLog
 from valuechain.evidence.producer import producer_rows
 from valuechain.evidence.roots import SourceRuns, trial_roots
 from valuechain.evidence.table import TrialTable, tool_calls_table
+from valuechain.evidence.tree import report_tree
 
 __all__ = ["TrialEvidence", "build_trials"]
 
@@ -114,6 +115,7 @@ def build_trials(
         how="horizontal",
     )
     grouping = group_spans(s, attrs.trial_key_owners, log)
+    report_tree(s, log)
     trial_contract = grouping.trials.select("trial_index", pl.col("contract").alias("t_contract"))
     st = s.join(grouping.assigned, on="span_row", how="inner").join(
         trial_contract, on="trial_index", how="left"
@@ -154,6 +156,8 @@ def build_trials(
         log,
     )
     check_chain_versions(producer.outcome, codes, roots, log)
+    for i in producer.invalid:
+        codes.add(i, Code.W_CHAIN_INVALID.value)
     report_runs(roots, log)
     trials = TrialTable(roots, codes).build()
     timed = (
