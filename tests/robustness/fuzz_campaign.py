@@ -25,7 +25,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TESTS = HERE / "test_fuzz_decode.py"
 _TEST = re.compile(r"^(\S+::\S+):$")
-_COUNTS = re.compile(r"(\d+) passing examples?, (\d+) failing examples?, (\d+) invalid examples?")
+# "3 passing, 0 failing, and 1 invalid test cases" (older Hypothesis: "3 passing examples, …")
+_COUNTS = re.compile(
+    r"(\d+) passing(?: examples?)?, (\d+) failing(?: examples?)?,(?: and)? (\d+) invalid"
+)
 
 
 def statistics(output: str) -> dict[str, dict[str, int]]:
