@@ -189,4 +189,4 @@ def both_cores_measured(
         return records
 
     case = measure(name, halves, megabytes)
-    return Measured(name, seconds[0], case.cpu, megabytes, records, case.load, "records")
+    return Measured(name, seconds[0], megabytes, records, "records", cpu=case.cpu, load=case.load)

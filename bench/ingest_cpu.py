@@ -21,27 +21,18 @@ from pathlib import Path
 
 from rich.table import Table
 
-from bench.common import console, machine
+from bench.common import Timing, console, machine
 
 SAMPLE_EVERY = 0.05  # seconds between samples of the descendants' CPU time
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @dataclass(frozen=True, slots=True)
-class Measured:
-    """One case: wall and CPU seconds, the bytes it handled, and the load when it ran."""
+class Measured(Timing):
+    """A ``Timing`` (wall seconds) with the CPU seconds it took and the load when it ran."""
 
-    name: str
-    wall: float
-    cpu: float
-    megabytes: float
-    items: int
-    load: float  # the 1-minute load average at the end of the case
-    item_name: str = "spans"
-
-    @property
-    def mb_per_s(self) -> float:
-        return self.megabytes / self.wall
+    cpu: float = float("nan")
+    load: float = float("nan")  # the 1-minute load average at the end of the case
 
     @property
     def mb_per_cpu_s(self) -> float:
@@ -119,7 +110,8 @@ def measure(
     sampler.stop.set()
     sampler.join()
     sampler.sample()
-    return Measured(name, wall, cpu + sampler.total(), megabytes, items, load_average(), item_name)
+    cpu += sampler.total()
+    return Measured(name, wall, megabytes, items, item_name, cpu=cpu, load=load_average())
 
 
 def table(title: str, cases: list[Measured], baseline: str) -> None:
@@ -131,7 +123,7 @@ def table(title: str, cases: list[Measured], baseline: str) -> None:
     for c in cases:
         out.add_row(
             c.name,
-            f"{c.wall:.2f}",
+            f"{c.seconds:.2f}",
             f"{c.cpu:.2f}",
             f"{c.mb_per_s:.1f}",
             f"{c.mb_per_cpu_s:.1f}",
