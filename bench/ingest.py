@@ -31,7 +31,8 @@ from pathlib import Path
 import duckdb
 import orjson
 
-from bench.common import OUT, Timing, console, machine, peak_tree_rss, report, timed
+from bench.common import OUT, console, machine, peak_tree_rss
+from bench.ingest_cpu import Measured, load_average, measure, table
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
@@ -84,16 +85,20 @@ def both_cores(fn: object, path: Path) -> float:
         return max(f.result() for f in futures) / 1e9
 
 
-def store_floor(decoded: DecodedSource) -> float:
-    """Seconds to write already-decoded span tables into a fresh DuckDB file and checkpoint."""
+def store_floor(decoded: DecodedSource, name: str, megabytes: float) -> Measured:
+    """Writing already-decoded span tables into a fresh DuckDB file and checkpointing (the
+    connection is opened before and closed after the measured part)."""
     with tempfile.TemporaryDirectory() as tmp, duckdb.connect(f"{tmp}/floor.duckdb") as con:
-        start = time.perf_counter()
-        for name, table in decoded.tables.items():
-            con.register("decoded", table)
-            con.execute(f"CREATE TABLE {name} AS SELECT * FROM decoded")
-            con.unregister("decoded")
-        con.execute("CHECKPOINT")
-        return time.perf_counter() - start
+
+        def write() -> int:
+            for table_name, table in decoded.tables.items():
+                con.register("decoded", table)
+                con.execute(f"CREATE TABLE {table_name} AS SELECT * FROM decoded")
+                con.unregister("decoded")
+            con.execute("CHECKPOINT")
+            return decoded.span_count
+
+        return measure(name, write, megabytes)
 
 
 def whole_import(target: Path, workers: int = 2, native: bool = True) -> int:
@@ -105,7 +110,7 @@ def whole_import(target: Path, workers: int = 2, native: bool = True) -> int:
         return result.total("spans")
 
 
-def _source(path: Path, label: str) -> list[Timing]:
+def _source(path: Path, label: str) -> list[Measured]:
     """One export: its floors, its decoders and its imports, side by side."""
     data = path.read_bytes()
     megabytes = len(data) / MB
@@ -117,46 +122,46 @@ def _source(path: Path, label: str) -> list[Timing]:
         return 0
 
     decoded = decode_export(data, path.name, DecodeOptions(workers=0))
-    spans = decoded.span_count
     sample = b"\n".join(data.splitlines()[: max(1, len(lines) // 50)]) + b"\n"
 
     def decoding(native: bool) -> int:
         options = DecodeOptions(workers=0, native=native, native_parts=native)
         return decode_export(data, path.name, options).span_count
 
-    parse = timed(f"orjson.loads ({label})", orjson_only, megabytes)
-    timings = [
-        Timing(parse.name, parse.seconds, megabytes, spans),
-        Timing(f"store floor ({label})", store_floor(decoded), megabytes, spans),
-        timed("decode native (1 core)", lambda: decoding(True), megabytes),
-        timed("decode msgspec (1 core)", lambda: decoding(False), megabytes),
+    parse = measure(f"orjson.loads ({label})", orjson_only, megabytes)
+    cases = [
+        parse,
+        store_floor(decoded, f"store floor ({label})", megabytes),
+        measure("decode native (1 core)", lambda: decoding(True), megabytes),
+        measure("decode msgspec (1 core)", lambda: decoding(False), megabytes),
     ]
     if label == "NDJSON":
-        timings.append(
-            timed(
+        cases.append(
+            measure(
                 "decode reference (sample)",
                 lambda: decode_export(sample, "s", DecodeOptions(fast=False)).span_count,
                 len(sample) / MB,
             )
         )
     del decoded
-    timings += [
-        timed("import native (2 workers)", lambda: whole_import(path), megabytes),
-        timed("import msgspec (2 workers)", lambda: whole_import(path, native=False), megabytes),
+    cases += [
+        measure("import native (2 workers)", lambda: whole_import(path), megabytes),
+        measure("import msgspec (2 workers)", lambda: whole_import(path, native=False), megabytes),
     ]
-    report(f"ingest ({label}, content included)", timings, baseline=parse.name)
-    floor, imported = timings[1], max(timings[-2:], key=lambda t: t.mb_per_s)
+    table(f"ingest ({label}, content included)", cases, baseline=parse.name)
+    store, imported = cases[1], max(cases[-2:], key=lambda t: t.mb_per_s)
     console.print(
-        f"{label}: R_store = import ÷ store floor = {imported.mb_per_s / floor.mb_per_s:.3f} "
-        f"(bar 0.4); R_parse = import ÷ orjson.loads = "
-        f"{imported.mb_per_s / parse.mb_per_s:.3f} (bar 0.3), on the faster import "
-        f"({imported.name}); native ÷ msgspec import = "
-        f"{timings[-2].mb_per_s / timings[-1].mb_per_s:.2f}"
+        f"{label}: R_store = import ÷ store floor = {imported.mb_per_s / store.mb_per_s:.3f} "
+        f"(bar 0.4; by CPU time {store.cpu / imported.cpu:.3f}); R_parse = import ÷ "
+        f"orjson.loads = {imported.mb_per_s / parse.mb_per_s:.3f} (bar 0.3; by CPU time "
+        f"{parse.cpu / imported.cpu:.3f}), on the faster import ({imported.name}); native ÷ "
+        f"msgspec import = {cases[-2].mb_per_s / cases[-1].mb_per_s:.2f}; load average "
+        f"{load_average():.1f}"
     )
-    return timings
+    return cases
 
 
-def run(size_mb: int = 200) -> list[Timing]:
+def run(size_mb: int = 200) -> list[Measured]:
     size_mb = max(size_mb, 200)
     path = synthetic_ndjson(size_mb)
     document = synthetic(size_mb)
@@ -211,7 +216,8 @@ def run_memory(size_mb: int = 2048, cli_only: bool = False) -> None:
         tree, own, seconds = peak_tree_rss(command)
         console.print(
             f"peak RSS importing {path.name} ({size:.0f} MB NDJSON), {name}: {tree} MB for the "
-            f"whole process tree (main process {own} MB); {size / seconds:.1f} MB/s — {machine()}"
+            f"whole process tree (main process {own} MB); {size / seconds:.1f} MB/s; load average "
+            f"{load_average():.1f} — {machine()}"
         )
     for stale in (store, store.with_name(store.name + ".wal")):
         stale.unlink(missing_ok=True)

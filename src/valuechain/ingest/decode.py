@@ -9,6 +9,7 @@ the store or the file system. A source that cannot be imported at all comes back
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -17,6 +18,7 @@ from valuechain.ingest.bytes import json_values
 from valuechain.ingest.otlp.scalars import scrub_surrogates
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import SourceMerger
+from valuechain.ingest.source.read import READ_CHUNK
 from valuechain.ingest.source.records import RecordDecoder
 from valuechain.ingest.source.stream import SourceStream
 
@@ -39,8 +41,17 @@ def decode_export(
         merger = SourceMerger(source, hashlib.sha256(b"").hexdigest(), 0, options, keep=True)
         merger.add(part.result())
         return merger.finish()
-    stream = SourceStream([data], source, hashlib.sha256(data).hexdigest(), len(data), options)
+    digest = hashlib.sha256(data).hexdigest()
+    stream = SourceStream(_pieces(data), source, digest, len(data), options)
     stream.keep = True
     for _ in stream:
         pass
     return stream.result
+
+
+def _pieces(data: bytes) -> Iterator[bytes]:
+    """``data`` a read's worth at a time, as the import reads a file: the framer keeps only
+    what it has not cut yet, instead of moving the rest of the whole input after each part."""
+    view = memoryview(data)
+    for start in range(0, len(data), READ_CHUNK):
+        yield bytes(view[start : start + READ_CHUNK])
