@@ -12,7 +12,7 @@ import click
 from valuechain import api
 from valuechain.cli.app import emit, err, main, open_store, out
 from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
-from valuechain.cli.messages import quiet
+from valuechain.cli.messages import quiet, say_error
 from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, examples
 from valuechain.cli.progress import PhaseBar
 from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
@@ -126,7 +126,7 @@ def print_import_report(report: ImportReport) -> None:
         print_import_summary(report)
     for s in report.rejected:
         if s.error is not None:
-            err.print(f"[red]rejected:[/red] {s.error.render()}", highlight=False, soft_wrap=True)
+            say_error(s.error, "rejected:")
 
 
 def print_import_summary(report: ImportReport) -> None:

@@ -83,12 +83,22 @@ def wrapped(text: str, width: int, label: str = "") -> list[str]:
     return lines
 
 
-def error_lines(problem: str, hint: str | None, width: int) -> list[Text]:
+def error_lines(
+    problem: str, hint: str | None, width: int, label: str = "error:"
+) -> list[Text]:
     """The red ``error:`` line and its ``hint:`` line, wrapped at ``width``."""
-    lines = [Text(line, style="red") for line in wrapped(problem, width, "error:")]
+    lines = [Text(line, style="red") for line in wrapped(problem, width, label)]
     if hint:
         lines.extend(Text(line, style="dim") for line in wrapped(hint, width, "hint:"))
     return lines
+
+
+def say_error(exc: ValuechainError, label: str = "error:") -> None:
+    """A `ValuechainError` as its red line (where: what) and its hint, on standard error
+    (even with --quiet)."""
+    problem = f"{exc.where}: {exc.problem}" if exc.where else exc.problem
+    for line in error_lines(problem, exc.hint, err.width, label):
+        err.print(line, highlight=False, soft_wrap=True)
 
 
 def fail(problem: str, hint: str | None = None, *, code: int = 1) -> NoReturn:
@@ -100,8 +110,8 @@ def fail(problem: str, hint: str | None = None, *, code: int = 1) -> NoReturn:
 
 def fail_with(exc: ValuechainError) -> NoReturn:
     """A `ValuechainError` as its red line (where: what) and its hint; exit 1."""
-    problem = f"{exc.where}: {exc.problem}" if exc.where else exc.problem
-    fail(problem, exc.hint)
+    say_error(exc)
+    sys.exit(1)
 
 
 class BadValue(click.BadParameter):
