@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -104,4 +105,10 @@ def chain_frame(view: TrialView) -> pl.DataFrame:
         "chain_source": view.source,
         "analyzer_version": view.analyzer_version,
     }
-    return pl.DataFrame([{**ids, **row} for row in view.chain], infer_schema_length=None)
+    rows = [{**ids, **{_snake(k): v for k, v in row.items()}} for row in view.chain]
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _snake(name: str) -> str:
+    """``stateLabel`` → ``state_label``: csv columns are snake_case, as the views'."""
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
