@@ -197,7 +197,9 @@ def test_quiet_prints_the_result_and_nothing_else(
     ],
     ids=" ".join,
 )
-def test_quiet_writing_commands_say_nothing_on_success(copy: Path, command: tuple[str, ...]) -> None:
+def test_quiet_writing_commands_say_nothing_on_success(
+    copy: Path, command: tuple[str, ...]
+) -> None:
     assert run("--store", copy, *command).stdout  # it does say something without --quiet
     quiet = run("--store", copy, "--quiet", *command)
     assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (0, "", "")

@@ -83,9 +83,7 @@ def wrapped(text: str, width: int, label: str = "") -> list[str]:
     return lines
 
 
-def error_lines(
-    problem: str, hint: str | None, width: int, label: str = "error:"
-) -> list[Text]:
+def error_lines(problem: str, hint: str | None, width: int, label: str = "error:") -> list[Text]:
     """The red ``error:`` line and its ``hint:`` line, wrapped at ``width``."""
     lines = [Text(line, style="red") for line in wrapped(problem, width, label)]
     if hint:

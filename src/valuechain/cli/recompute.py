@@ -17,7 +17,7 @@ from valuechain.report.tables import Col, fitted_table
 
 FLIP_COLUMNS = (
     Col("stage"),
-    Col("from analyzer", align="right", keep=1),
+    Col("analyzer", keep=1),
     Col("from"),
     Col("to"),
     Col("rows", align="right"),
@@ -86,7 +86,7 @@ def print_recompute(result: RecomputeResult) -> None:
         if result.new_chains:
             say(f"{result.new_chains} trials would get their first derived chain")
         if result.flips.height:
-            out.print(fitted_table(_flip_table(result.flips), FLIP_COLUMNS), crop=False)
+            out.print(fitted_table(_flip_table(result.flips, target), FLIP_COLUMNS), crop=False)
         else:
             say("no stage row would change state or reason")
     if result.pruned.height:
@@ -102,10 +102,11 @@ def print_recompute(result: RecomputeResult) -> None:
         say("dry run: nothing was changed")
 
 
-def _flip_table(flips: pl.DataFrame) -> pl.DataFrame:
+def _flip_table(flips: pl.DataFrame, target: int) -> pl.DataFrame:
+    """Per stage and analyzer step, the (state · reason) rows would move from and to."""
     return flips.select(
         "stage",
-        pl.col("from_analyzer").alias("from analyzer"),
+        pl.format("{} → {}", "from_analyzer", pl.lit(target)).alias("analyzer"),
         pl.concat_str(["from_state", "from_reason"], separator=" · ", ignore_nulls=True).alias(
             "from"
         ),
