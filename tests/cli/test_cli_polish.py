@@ -21,6 +21,7 @@ from valuechain.cli import main
 from valuechain.cli.messages import QUIET_KEY, error_lines
 from valuechain.cli.progress import PhaseBar, working
 from valuechain.cli.sample import sample_export_path
+from valuechain.contract.vocab import Stage
 from valuechain.pipeline.progress import BatchesDone, Phase
 
 TRIAL = "it_9acdadc414"  # the sample's trial that fails at selection
@@ -150,15 +151,19 @@ def test_each_format_of_a_reader_holds_the_same_rows(
     assert all(name in results["table"].stdout for name in named)
 
 
-@pytest.mark.parametrize(
-    ("command", "stages"),
-    [(("compare", RUN_A, RUN_B), "stages"), (("verdict", RUN_A), "cases")],
-)
-def test_the_document_readers_print_the_document_as_json(
-    sample: Path, command: tuple[str, ...], stages: str
-) -> None:
-    document = _json(run("--store", sample, *command, "--format", "json").stdout)
-    assert isinstance(document, dict) and stages in document or "verdict" in document
+def test_compare_and_verdict_print_their_documents_as_json(sample: Path) -> None:
+    """The document readers: json is the model the table is drawn from, field for field."""
+    compared = _json(run("--store", sample, "compare", RUN_A, RUN_B, "--format", "json").stdout)
+    table = run("--store", sample, "compare", RUN_A, RUN_B).stdout
+    assert (compared["a"], compared["b"], compared["comparable"]) == (RUN_A, RUN_B, False)
+    assert [f"blocker: {b}" for b in compared["blockers"]] == [
+        line.strip() for line in table.splitlines() if line.strip().startswith("blocker:")
+    ]
+    assert [s["stage"] for s in compared["stages"]] == [s.value for s in Stage]
+    decided = _json(run("--store", sample, "verdict", RUN_A, "--format", "json").stdout)
+    shown = run("--store", sample, "verdict", RUN_A).stdout
+    assert shown.split()[0] == decided["verdict"].upper()
+    assert decided["runId"] == RUN_A
 
 
 def test_json_is_the_data_not_the_table(sample: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from valuechain import api
-from valuechain.cli.app import emit, err, main, open_store, out
+from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
 from valuechain.cli.messages import quiet, say_error
 from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, examples
