@@ -81,10 +81,15 @@ class Store:
         )
         return import_paths(self.db, paths, options, on_progress)
 
-    def derive(self, *, analyzer: int = STAGE_ANALYZER_VERSION) -> DeriveSummary:
-        """(Re)derive every trial's chain at ``analyzer`` (12, or the selectable 11)."""
-        self.complete_pending()
-        return derive_traces(self.db, None, analyzer=analyzer, content_changed=False)
+    def derive(
+        self, *, analyzer: int = STAGE_ANALYZER_VERSION, on_progress: ImportProgress | None = None
+    ) -> DeriveSummary:
+        """(Re)derive every trial's chain at ``analyzer`` (12, or the selectable 11);
+        ``on_progress`` watches its derive and materialize phases."""
+        derive_pending(self.db, on_progress)
+        return derive_traces(
+            self.db, None, analyzer=analyzer, content_changed=False, progress=on_progress
+        )
 
     def pending_derivation(self) -> PendingDerivation | None:
         """What was imported but not derived yet (None: nothing); every writing verb derives

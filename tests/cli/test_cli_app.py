@@ -46,7 +46,7 @@ def test_bad_store_path_is_one_red_line(
     result = run("--store", bad_store, "import", path)
     assert result.exit_code == 1
     line = red_line(result)
-    assert str(bad_store) in line and fragment in line and "Hint:" in line
+    assert str(bad_store) in line and fragment in line and " hint: " in line
 
 
 def test_version_ahead_store_is_one_red_line(store: Path) -> None:

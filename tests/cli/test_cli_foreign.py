@@ -86,7 +86,7 @@ def test_funnel_of_a_store_without_eval_runs_says_so(
     result = run("--store", plain_store, "funnel", run_id, "--format", fmt)
     assert result.exit_code == 1
     line = red_line(result)
-    assert "no eval run in this store" in line and "Hint: it holds 1 trace and 1 span" in line
+    assert "no eval run in this store" in line and "hint: it holds 1 trace and 1 span" in line
 
 
 @pytest.mark.usefixtures("wide")

@@ -41,10 +41,9 @@ def test_import_exit_code_one_when_any_source_is_rejected(
     bad = write("bad.json", b'[{"context": {"trace_id": "t"}, "span_kind": "LLM"}]')
     result = run("--store", store, "import", good, bad)
     assert result.exit_code == 1
-    rejected = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(rejected) == 1
-    assert rejected[0].startswith(f"rejected: {bad}: ")
-    assert "Phoenix" in rejected[0] and "Hint:" in rejected[0]
+    rejected = red_line(result, "rejected:")  # one source, one red line and its hint
+    assert rejected.startswith(f"rejected: {bad}: ")
+    assert "Phoenix" in rejected and " hint: " in rejected
     with Database(store, read_only=True) as db:
         assert db.sql("SELECT path FROM imports").to_series().to_list() == [str(good)]
 

@@ -10,6 +10,9 @@ from valuechain.cli import main
 from valuechain.cli.options import format_option
 from valuechain.report.formats import Format
 
+TABULAR = "json and csv carry the data itself, every column."
+DOCUMENT = "json carries the data itself, every field."
+
 
 def option(command: str, name: str) -> click.Option:
     (found,) = (p for p in main.commands[command].params if p.name == name)
@@ -22,10 +25,12 @@ def option(command: str, name: str) -> click.Option:
     [
         ("sql", [f.value for f in Format], "Output format."),
         ("issues", [f.value for f in Format], "Output format."),
-        ("runs", ["table", "csv", "json"], None),
+        ("runs", ["table", "json", "csv"], TABULAR),
         ("funnel", ["table", "json", "csv"], "json prints the analytics document itself."),
-        ("verify", ["table", "json"], None),
-        ("trial", ["table", "json"], None),
+        ("verify", ["table", "json", "csv"], TABULAR),
+        ("trial", ["table", "json", "csv"], TABULAR),
+        ("coverage", ["table", "json", "csv"], TABULAR),
+        ("compare", ["table", "json"], DOCUMENT),
     ],
 )
 def test_each_format_option_keeps_its_choices_help_and_default(
@@ -70,7 +75,7 @@ def test_an_unknown_run_is_the_one_red_line(
     result = run("--store", example_store, *args)
     assert result.exit_code == 1
     assert red_line(result) == (
-        f"error: run {named}: no such run in this store. Hint: list the runs: valuechain runs"
+        f"error: run {named}: no such run in this store hint: list the runs: valuechain runs"
     )
 
 

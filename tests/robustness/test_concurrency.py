@@ -79,7 +79,8 @@ def test_a_held_store_says_who_holds_it_and_changes_nothing(
             assert result.exit_code == 0, result.output
             return
         assert result.exit_code == 1, result.output
-        (line,) = [ln for ln in result.stderr.splitlines() if ln.strip()]
+        line = " ".join(result.stderr.split())  # the red line and its hint, unwrapped
+        assert line.count("error: ") == 1 and line.count(" hint: ") == 1, result.stderr
         found = BUSY.search(line)
         assert found and int(found[1]) == child.pid, line
         assert line.startswith(f"error: {store}: ")
@@ -89,7 +90,7 @@ def test_a_held_store_says_who_holds_it_and_changes_nothing(
 
 def test_the_message_names_the_holding_command(store: Path) -> None:
     with holding(store) as child:
-        line = cli("--store", store, "runs").stderr
+        line = " ".join(cli("--store", store, "runs").stderr.split())  # unwrapped
     assert f"pid {child.pid}: python" in line  # what it runs, from its command line, shortened
     assert "…" in line
 
@@ -118,15 +119,16 @@ def test_wait_gives_up_with_the_same_message_after_its_time(where: str, store: P
     with holding(store) as child:
         result = cli(*line)
     assert result.exit_code == 1
-    assert f"store is still busy after waiting 0.3 s (pid {child.pid}" in result.stderr
-    assert "use a longer `--wait SECONDS`" in result.stderr
+    said = " ".join(result.stderr.split())  # the red line and its hint, unwrapped
+    assert f"store is still busy after waiting 0.3 s (pid {child.pid}" in said
+    assert "use a longer `--wait SECONDS`" in said
 
 
 def test_the_environment_sets_the_wait(store: Path) -> None:
     with holding(store) as child:
         env = {**os.environ, "VALUECHAIN_WAIT": "0.2"}
         result = CliRunner(env=env).invoke(main, ["--store", str(store), "runs"])
-    assert f"still busy after waiting 0.2 s (pid {child.pid}" in result.stderr
+    assert f"still busy after waiting 0.2 s (pid {child.pid}" in " ".join(result.stderr.split())
 
 
 def test_the_library_raises_a_typed_error_and_waits_when_asked(store: Path) -> None:

@@ -1,7 +1,8 @@
 """The click group, the one error boundary, the store it opens and the output helpers.
 
-A ``ValuechainError`` prints as one red line (where, what, hint) and exits 1; anything else
-keeps its traceback, because that is a bug.
+A ``ValuechainError`` prints as one red line (where, what) and a hint line, and exits 1; a
+malformed command line the same way, exit 2; anything else keeps its traceback, because that
+is a bug (`messages`).
 """
 
 from __future__ import annotations
@@ -10,16 +11,25 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 import duckdb
 import polars as pl
-from rich.console import Console
+from rich.text import Text
 
 from valuechain import api
 from valuechain._version import __version__
-from valuechain.cli.options import wait_option, waited
+from valuechain.cli.messages import (
+    BadValue,
+    aside,
+    err,
+    fail_usage,
+    fail_with,
+    out,
+    quiet_option,
+)
+from valuechain.cli.options import examples, wait_option, waited
 from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.formats import Format, render_bytes
@@ -30,35 +40,59 @@ from valuechain.store.memory_limit import memory_limit_bytes
 
 # The commands that never open the store of --store (no ``--wait``).
 STORELESS = frozenset({"demo", "schema", "synth"})  # demo: its own store, recreated
-out = Console()
-err = Console(stderr=True)
+__all__ = ["aside", "err", "out"]  # the consoles every command module prints on
+
+
+class Section(click.Group):
+    """A group of verbs under the main one (``store …``): each takes ``--quiet`` too."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        quiet_option()(cmd)
+        super().add_command(cmd, name)
 
 
 class Boundary(click.Group):
-    """The one place expected errors become a red line and exit code 1."""
+    """The one place expected errors become a red line, a hint line and exit code 1 (2 for
+    a malformed command line)."""
+
+    group_class = Section
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         """Every command that opens a store takes ``--wait`` too (``valuechain import --wait
-        30 …`` as well as ``valuechain --wait 30 import …``)."""
+        30 …`` as well as ``valuechain --wait 30 import …``), and every one ``--quiet``."""
         if (name or cmd.name) not in STORELESS:
             wait_option()(cmd)
+        quiet_option()(cmd)
         super().add_command(cmd, name)
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # bare ``valuechain``: click prints the help
+        except click.UsageError as exc:  # a global option misused
+            fail_usage(exc)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            fail_usage(exc)
         except ValuechainError as exc:
-            fail(exc.render())
+            fail_with(exc)
         except duckdb.Error as exc:  # a full disk, a damaged file: the user's to fix; else a bug
             storage = storage_error(exc, str(store_path(ctx)))
             if storage is None:
                 raise
-            fail(storage.render())
-
-
-def fail(message: str) -> NoReturn:
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
-    sys.exit(1)
+            fail_with(storage)
 
 
 def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -67,7 +101,7 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None)
         try:
             memory_limit_bytes(value, "--memory-limit")
         except UsageError as exc:
-            raise click.BadParameter(f"{exc.problem}. Hint: {exc.hint}") from None
+            raise BadValue(exc.problem, exc.hint or "") from None
     return value
 
 
@@ -90,7 +124,15 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None)
     help="Most memory the store's engine may use, e.g. 512MB (default 1GB); it spills beyond.",
 )
 @wait_option(envvar="VALUECHAIN_WAIT")
+@quiet_option()
 @click.pass_context
+@examples(
+    "valuechain demo                       # the bundled sample, a funnel, a trial",
+    "valuechain import exports/            # files, directories, globs",
+    "valuechain runs                       # what the store holds",
+    "valuechain --store other.duckdb -q funnel RUN --format json",
+    "valuechain COMMAND --help             # its options and examples",
+)
 def main(ctx: click.Context, store_path: Path | None, memory_limit: str | None) -> None:
     """Honest user-value-chain analytics from OTLP eval traces of MCP servers."""
     ctx.obj = StoreChoice(store_path, memory_limit)
@@ -123,19 +165,18 @@ def open_store(
         wait=waited(ctx),
     )
     if store.db.migrated_from is not None:
-        err.print(
+        aside(
             f"migrated the store from schema version {store.db.migrated_from} to "
-            f"{STORE_SCHEMA_VERSION} (on a copy, swapped in once complete)",
-            highlight=False,
+            f"{STORE_SCHEMA_VERSION} (on a copy, swapped in once complete)"
         )
     try:
         pending = store.pending_derivation()
         if pending is not None and read_only:
-            err.print(f"[yellow]warning:[/yellow] {pending.render()}", highlight=False)
+            aside(Text.assemble(("warning:", "yellow"), f" {pending.render()}"))
         elif pending is not None and settle:
             done = store.complete_pending()
             if done is not None:
-                err.print(f"completed an unfinished derivation first: {done.describe()}")
+                aside(f"completed an unfinished derivation first: {done.describe()}")
     except BaseException:
         store.close()
         raise

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
 import orjson
+import polars as pl
 
 from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.messages import summary as summary_line
 from valuechain.cli.options import (
     ANALYZER,
     CHAINS,
+    TABULAR,
     WIDE,
-    format_option,
+    examples,
     reader_analyzer_option,
     require_runs,
     run_argument,
 )
+from valuechain.cli.progress import PhaseBar
+from valuechain.query.trial import TrialView
 from valuechain.report.formats import Format
 from valuechain.report.trial import render_trial
 
@@ -25,11 +31,15 @@ from valuechain.report.trial import render_trial
 @main.command()
 @ANALYZER
 @click.pass_context
+@examples(
+    "valuechain derive                 # at the current analyzer",
+    "valuechain derive --analyzer 11    # beside it, at the previous one",
+)
 def derive(ctx: click.Context, analyzer: int) -> None:
     """(Re)derive every trial's chain at an analyzer version (12, or the selectable 11)."""
-    with open_store(ctx) as store:
-        summary = store.derive(analyzer=analyzer)
-    out.print(
+    with open_store(ctx) as store, PhaseBar() as bar:
+        summary = store.derive(analyzer=analyzer, on_progress=bar)
+    summary_line(
         f"derived {summary.derived} chains at analyzer {analyzer} over {summary.trials} trials "
         f"in {len(summary.run_ids)} runs; {summary.producer_chains} producer chains stored; "
         f"{summary.issues} trial issues"
@@ -38,16 +48,20 @@ def derive(ctx: click.Context, analyzer: int) -> None:
 
 @main.command()
 @run_argument(required=False)
-@format_option("table", "json")
+@TABULAR
 @click.pass_context
+@examples(
+    "valuechain verify RUN",
+    "valuechain verify --format json",
+)
 def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
     """List every trial where the producer's chain and valuechain's disagree, stage by stage."""
     with open_store(ctx, read_only=True) as store:
         if run is not None:
             require_runs(store, run)
         found = store.disagreements(run)
-    if fmt == "json":
-        emit(found.rows, Format.JSON, None)
+    if fmt != "table":
+        emit(found.rows, Format(fmt), None)
         return
     out.print(
         f"{found.compared} trials carry a producer chain; "
@@ -61,9 +75,13 @@ def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
 @click.argument("trial_id")
 @CHAINS
 @reader_analyzer_option("Show the chain of this version.")
-@format_option("table", "json")
+@TABULAR
 @WIDE
 @click.pass_context
+@examples(
+    "valuechain trial TRIAL_ID",
+    "valuechain trial TRIAL_ID --chains producer --format json",
+)
 def trial(
     ctx: click.Context, trial_id: str, chains: str, analyzer: int | None, fmt: str, wide: bool
 ) -> None:
@@ -73,4 +91,24 @@ def trial(
     if fmt == "json":
         sys.stdout.buffer.write(orjson.dumps(view.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
         return
+    if fmt == "csv":
+        emit(chain_frame(view), Format.CSV, None)
+        return
     out.print(render_trial(view, wide=wide), crop=False)
+
+
+def chain_frame(view: TrialView) -> pl.DataFrame:
+    """The trial's chain as rows, one per stage, with the ids that say whose chain it is."""
+    ids = {
+        "trial_id": view.identity["trial_id"],
+        "run_id": view.identity["run_id"],
+        "chain_source": view.source,
+        "analyzer_version": view.analyzer_version,
+    }
+    rows = [{**ids, **{_snake(k): v for k, v in row.items()}} for row in view.chain]
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _snake(name: str) -> str:
+    """``stateLabel`` → ``state_label``: csv columns are snake_case, as the views'."""
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()

@@ -8,7 +8,7 @@ from typing import Final
 import click
 
 from valuechain.cli.app import main, open_store, out
-from valuechain.cli.options import CHAINS, format_option, reader_analyzer_option
+from valuechain.cli.options import CHAINS, DOCUMENT, examples, reader_analyzer_option
 from valuechain.errors import UsageError
 from valuechain.query.compare import regression
 from valuechain.report.compare import render_comparison
@@ -23,7 +23,7 @@ REGRESSION_EXIT: Final = 3
 @click.argument("run_b")
 @CHAINS
 @reader_analyzer_option("Compare the documents of this analyzer version.")
-@format_option("table", "json")
+@DOCUMENT
 @click.option(
     "--force",
     is_flag=True,
@@ -36,6 +36,10 @@ REGRESSION_EXIT: Final = 3
     "on any stage; exit 1 when the pair is not comparable (nothing was compared).",
 )
 @click.pass_context
+@examples(
+    "valuechain compare RUN_A RUN_B",
+    "valuechain compare RUN_A RUN_B --fail-on regression   # a CI gate: exit 3",
+)
 def compare(
     ctx: click.Context,
     run_a: str,

@@ -6,25 +6,33 @@ import sys
 
 import click
 
-from valuechain.cli.app import main, open_store, out
-from valuechain.cli.options import format_option
+from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.options import TABULAR, examples
 from valuechain.query.coverage import coverage_request
 from valuechain.report.coverage import coverage_json, lint_json, render_coverage, render_lint
+from valuechain.report.formats import Format
 
 
 @main.command()
 @click.option("--suite", help="The latest run of this suite id (default: of every suite).")
 @click.option("--run", help="This run (default: each suite's latest).")
 @click.option("--lint", is_flag=True, help="Only the lint findings (CONTRACT Q5).")
-@format_option("table", "json")
+@TABULAR
 @click.pass_context
+@examples(
+    "valuechain coverage --suite SUITE",
+    "valuechain coverage --lint --format json",
+)
 def coverage(ctx: click.Context, suite: str | None, run: str | None, lint: bool, fmt: str) -> None:
     """Per link: cases that author a check able to decide it, trials measured there vs
     notApplicable / notMeasured / notReached, advisory checks beside it, links no case can
     decide (with the kinds that would), and checks that make a link ungradable."""
     coverage_request(suite=suite, run=run)  # bad values fail before the store is opened
     with open_store(ctx, read_only=True) as store:  # each output reads only what it shows
-        if fmt == "json" and lint:
+        if fmt == "csv":  # the view's rows: the links, or the lint's findings
+            frame = store.coverage_lint if lint else store.coverage
+            emit(frame(suite=suite, run=run), Format.CSV, None)
+        elif fmt == "json" and lint:
             sys.stdout.buffer.write(lint_json(store.coverage_lint(suite=suite, run=run)))
         elif fmt == "json":
             sys.stdout.buffer.write(coverage_json(store.coverage(suite=suite, run=run)))

@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from valuechain.cli.app import err, open_store, out
+from valuechain.cli.app import open_store, out
+from valuechain.cli.messages import aside, summary
 from valuechain.pipeline.follow import FollowRound
 
 FOLLOW = click.option(
@@ -39,7 +40,7 @@ def run_follow(ctx: click.Context, directory: Path, interval: float, **options: 
         if stopping.is_set():
             raise KeyboardInterrupt
         stopping.set()
-        err.print("stopping after this round (Ctrl-C again to interrupt now)", highlight=False)
+        aside("stopping after this round (Ctrl-C again to interrupt now)")
 
     previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
     totals = {"sources": 0, "spans": 0, "rounds": 0}
@@ -58,17 +59,16 @@ def run_follow(ctx: click.Context, directory: Path, interval: float, **options: 
 
     try:
         with open_store(ctx, settle=False) as store:
-            out.print(f"following {directory} every {interval:g}s (Ctrl-C stops)", highlight=False)
+            summary(f"following {directory} every {interval:g}s (Ctrl-C stops)")
             store.follow(
                 directory, interval=interval, stop=stopping.wait, on_round=report, **options
             )
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    out.print(
+    summary(
         f"stopped after {_n(totals['rounds'], 'round')}: {_n(totals['sources'], 'source')}, "
-        f"{_n(totals['spans'], 'span')} imported; a restart resumes where this left off",
-        highlight=False,
+        f"{_n(totals['spans'], 'span')} imported; a restart resumes where this left off"
     )
 
 

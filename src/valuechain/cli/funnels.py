@@ -9,19 +9,24 @@ from typing import Final
 import click
 
 from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.messages import summary
 from valuechain.cli.options import (
     CHAINS,
     RUNS,
+    TABULAR,
     WIDE,
+    examples,
     format_option,
     reader_analyzer_option,
     require_runs,
     run_argument,
 )
+from valuechain.cli.progress import working
 from valuechain.contract.documents import stage_analytics_json_schema
 from valuechain.contract.verdict_policy import verdict_policy_json_schema
 from valuechain.contract.verdict_summary import decision_summary_json_schema
 from valuechain.errors import UsageError
+from valuechain.pipeline.progress import Phase
 from valuechain.report.formats import Format
 from valuechain.report.funnel import render_funnel
 from valuechain.report.runs import (
@@ -37,9 +42,13 @@ from valuechain.report.runs import (
 
 # ---------------------------------------------------------------------------- funnels
 @main.command()
-@format_option("table", "csv", "json")
+@TABULAR
 @WIDE
 @click.pass_context
+@examples(
+    "valuechain runs",
+    "valuechain runs --format csv > runs.csv",
+)
 def runs(ctx: click.Context, fmt: str, wide: bool) -> None:
     """List runs: suite, completion, trials in/out and in store, parity, analyzer, state."""
     with open_store(ctx, read_only=True) as store:
@@ -69,6 +78,10 @@ def runs(ctx: click.Context, fmt: str, wide: bool) -> None:
 @format_option("table", "json", "csv", help="json prints the analytics document itself.")
 @WIDE
 @click.pass_context
+@examples(
+    "valuechain funnel RUN --slice model",
+    "valuechain funnel RUN --format json   # the analytics document",
+)
 def funnel(
     ctx: click.Context,
     run: str,
@@ -131,12 +144,17 @@ def funnel(
 @RUNS
 @click.option("--no-validate", is_flag=True, help="Skip the strict model check of each document.")
 @click.pass_context
+@examples(
+    "valuechain materialize            # every run",
+    "valuechain materialize RUN_A RUN_B",
+)
 def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -> None:
     """Rebuild the analytics documents and funnels of some runs (default: all)."""
     with open_store(ctx) as store:
         require_runs(store, *runs_)
-        written = store.materialize(list(runs_) or None, validate=not no_validate)
-    out.print(f"materialized {written} analytics documents")
+        with working(Phase.MATERIALIZE, f"{len(runs_) or 'all'} runs"):
+            written = store.materialize(list(runs_) or None, validate=not no_validate)
+    summary(f"materialized {written} analytics documents")
 
 
 SCHEMAS: Final = {
@@ -148,6 +166,9 @@ SCHEMAS: Final = {
 
 @main.command()
 @click.argument("name", type=click.Choice(list(SCHEMAS)))
+@examples(
+    "valuechain schema stage-analytics > stage-analytics.schema.json",
+)
 def schema(name: str) -> None:
     """Print the JSON Schema of a contract document or of the policy file (generated)."""
     sys.stdout.write(json.dumps(SCHEMAS[name](), indent=2) + "\n")

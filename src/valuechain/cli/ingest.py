@@ -10,10 +10,11 @@ from typing import Any
 import click
 
 from valuechain import api
-from valuechain.cli.app import emit, err, main, open_store, out
+from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
-from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE
-from valuechain.cli.progress import ImportBar
+from valuechain.cli.messages import quiet, say_error
+from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, examples
+from valuechain.cli.progress import PhaseBar
 from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
 from valuechain.pipeline.imports import ImportReport
 from valuechain.report.formats import Format
@@ -57,6 +58,11 @@ from valuechain.report.tables import FittedTable
 @ANALYZER
 @click.option("--no-derive", is_flag=True, help="Import spans only; derive chains later.")
 @click.pass_context
+@examples(
+    "valuechain import run.json exports/ 'archive/**/*.json'",
+    "valuechain import --strict --no-derive big.jsonl.gz",
+    "valuechain import --follow otel/ --interval 5   # a collector's folder",
+)
 def import_cmd(
     ctx: click.Context,
     paths: tuple[str, ...],
@@ -110,11 +116,20 @@ def import_cmd(
 def run_import(
     store: api.Store, paths: tuple[str, ...] | list[str], **options: Any
 ) -> ImportReport:
-    with ImportBar(err) as bar:
+    with PhaseBar() as bar:
         return store.import_paths(paths, on_progress=bar, **options)
 
 
 def print_import_report(report: ImportReport) -> None:
+    """The sources table and the summary (nothing with --quiet), then each rejection."""
+    if not quiet():
+        print_import_summary(report)
+    for s in report.rejected:
+        if s.error is not None:
+            say_error(s.error, "rejected:")
+
+
+def print_import_summary(report: ImportReport) -> None:
     colours = {"imported": "green", "partial": "yellow", "unchanged": "dim", "rejected": "red"}
     rows = [
         [s.path, s.outcome, f"{s.spans:,}", f"{s.traces:,}", f"{sum(s.issue_counts().values()):,}"]
@@ -149,9 +164,6 @@ def print_import_report(report: ImportReport) -> None:
                 highlight=False,
                 soft_wrap=True,
             )
-    for s in report.rejected:
-        if s.error is not None:
-            err.print(f"[red]rejected:[/red] {s.error.render()}", highlight=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------------------- sql / issues
@@ -162,6 +174,11 @@ def print_import_report(report: ImportReport) -> None:
 @ALLOW_FILES
 @WIDE
 @click.pass_context
+@examples(
+    'valuechain sql "SELECT stage, state, count(*) AS n FROM stage_chain GROUP BY ALL"',
+    'valuechain sql "SELECT * FROM spans" --format parquet --output spans.parquet',
+    "valuechain sql \"SELECT * FROM read_csv('in/x.csv')\" --allow-files in",
+)
 def sql(
     ctx: click.Context,
     query: str,
@@ -191,6 +208,10 @@ def sql(
 @OUTPUT
 @WIDE
 @click.pass_context
+@examples(
+    "valuechain issues --severity error",
+    "valuechain issues --source run-17.jsonl.gz --format csv > issues.csv",
+)
 def issues(
     ctx: click.Context,
     code: str | None,

@@ -32,6 +32,19 @@ def format_option(*choices: str, help: str | None = None) -> Callable[[FC], FC]:
     )
 
 
+def examples(*lines: str) -> Callable[[FC], FC]:
+    """Append an ``Examples:`` paragraph to a command's help, one command line each (a
+    ``# comment`` says what it does); click prints it as written (a ``\\b`` block). Put it
+    under ``@main.command()``, above the function."""
+
+    def add(f: FC) -> FC:
+        block = "".join(f"      {line}\n" for line in lines)
+        f.__doc__ = f"{(f.__doc__ or '').rstrip()}\n\n    Examples:\n\n    \b\n{block}"
+        return f
+
+    return add
+
+
 def reader_analyzer_option(help: str) -> Callable[[FC], FC]:
     """``--analyzer N`` of a reader: which analyzer version's chains or documents to read."""
     return click.option("--analyzer", type=int, default=None, help=help)
@@ -52,6 +65,11 @@ def require_runs(store: api.Store, *runs: str) -> None:
 
 
 FORMAT = format_option(help="Output format.")
+# A reader whose result is rows: csv too. One whose result is a document: table or json.
+TABULAR = format_option(
+    "table", "json", "csv", help="json and csv carry the data itself, every column."
+)
+DOCUMENT = format_option("table", "json", help="json carries the data itself, every field.")
 RUNS = click.argument("runs_", metavar="[RUN]...", nargs=-1)
 ANALYZER = click.option(
     "--analyzer",

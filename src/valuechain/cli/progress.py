@@ -1,12 +1,16 @@
-"""The import's progress bar: one line that says which phase runs, on what, how far and how fast.
+"""The progress bar of every long verb: one line that says which phase runs, on what, how far
+and how fast — on standard error, only on a terminal, never with ``--quiet``.
 
 Each phase (`Phase`) restarts the bar, so its count and speed are that phase's own: bytes and
 bytes per second while a source is hashed and decoded, traces while chains are derived, runs
-while documents are materialized, and a pulsing bar for the commit, which counts nothing.
+while documents are materialized, batches while a recompute runs, and a pulsing bar for what
+counts nothing (a commit, a store operation: `working`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 from rich.console import Console
@@ -22,6 +26,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from valuechain.cli.messages import err, quiet
 from valuechain.pipeline.progress import UNITS, Phase
 
 
@@ -50,10 +55,12 @@ class _Speed(ProgressColumn):
         return Text(f"{speed:,.0f} {unit}/s")
 
 
-class ImportBar:
-    """An `ImportProgress` drawing one transient bar on ``console`` (off when not a terminal)."""
+class PhaseBar:
+    """An `ImportProgress` drawing one transient bar on ``console`` (standard error by
+    default; off when it is not a terminal, and with ``--quiet``)."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console | None = None) -> None:
+        console = console or err
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -62,7 +69,7 @@ class ImportBar:
             TimeElapsedColumn(),
             console=console,
             transient=True,
-            disable=not console.is_terminal,
+            disable=not console.is_terminal or quiet(),
         )
         self._task: TaskID | None = None
 
@@ -79,7 +86,7 @@ class ImportBar:
         if self._task is not None:
             self._progress.advance(self._task, done)
 
-    def __enter__(self) -> ImportBar:
+    def __enter__(self) -> PhaseBar:
         self._progress.start()
         return self
 
@@ -90,3 +97,14 @@ class ImportBar:
         traceback: TracebackType | None,
     ) -> None:
         self._progress.stop()
+
+
+ImportBar = PhaseBar  # the import's, by its first name
+
+
+@contextmanager
+def working(phase: Phase, label: str = "", console: Console | None = None) -> Iterator[PhaseBar]:
+    """A pulsing bar while one uncounted step runs (``store vacuum``, ``materialize``)."""
+    with PhaseBar(console) as bar:
+        bar.start(phase, None, label)
+        yield bar

@@ -6,12 +6,22 @@ from functools import partial
 
 import click
 import polars as pl
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from valuechain.cli.app import err, main, open_store, out
-from valuechain.cli.options import ANALYZER, require_runs
+from valuechain.cli.app import main, open_store, out
+from valuechain.cli.messages import quiet
+from valuechain.cli.options import ANALYZER, examples, require_runs
+from valuechain.cli.progress import PhaseBar
+from valuechain.pipeline.progress import BatchesDone
 from valuechain.pipeline.recompute import RecomputeResult
-from valuechain.report.formats import to_rich_table
+from valuechain.report.tables import Col, fitted_table
+
+FLIP_COLUMNS = (
+    Col("stage"),
+    Col("analyzer", keep=1),
+    Col("from"),
+    Col("to"),
+    Col("rows", align="right"),
+)
 
 
 @main.command()
@@ -30,6 +40,10 @@ from valuechain.report.formats import to_rich_table
     help="Then drop derived chains older than --analyzer where one at it exists.",
 )
 @click.pass_context
+@examples(
+    "valuechain recompute --dry-run     # what would change",
+    "valuechain recompute --runs RUN --prune",
+)
 def recompute(
     ctx: click.Context, analyzer: int, runs_: tuple[str, ...], dry_run: bool, prune: bool
 ) -> None:
@@ -38,28 +52,16 @@ def recompute(
     with open_store(ctx, read_only=dry_run) as store:
         if runs_:
             require_runs(store, *runs_)
-        with Progress(
-            TextColumn("recomputing"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("batches"),
-            console=err,
-            transient=True,
-            disable=not err.is_terminal or dry_run,
-        ) as progress:
-            task = progress.add_task("recompute", total=None)
-
-            def advance(done: int, total: int, _trials: int) -> None:
-                progress.update(task, completed=done, total=total)
-
+        with PhaseBar() as bar:
             result = store.recompute(
                 analyzer=analyzer,
                 runs=list(runs_) or None,
                 dry_run=dry_run,
                 prune=prune,
-                on_batch=advance,
+                on_batch=BatchesDone(bar),
             )
-    print_recompute(result)
+    if dry_run or not quiet():  # a dry run's preview is its result
+        print_recompute(result)
 
 
 def print_recompute(result: RecomputeResult) -> None:
@@ -84,7 +86,7 @@ def print_recompute(result: RecomputeResult) -> None:
         if result.new_chains:
             say(f"{result.new_chains} trials would get their first derived chain")
         if result.flips.height:
-            out.print(to_rich_table(_flip_table(result.flips)))
+            out.print(fitted_table(_flip_table(result.flips, target), FLIP_COLUMNS), crop=False)
         else:
             say("no stage row would change state or reason")
     if result.pruned.height:
@@ -100,10 +102,11 @@ def print_recompute(result: RecomputeResult) -> None:
         say("dry run: nothing was changed")
 
 
-def _flip_table(flips: pl.DataFrame) -> pl.DataFrame:
+def _flip_table(flips: pl.DataFrame, target: int) -> pl.DataFrame:
+    """Per stage and analyzer step, the (state · reason) rows would move from and to."""
     return flips.select(
         "stage",
-        pl.col("from_analyzer").alias("from analyzer"),
+        pl.format("{} → {}", "from_analyzer", pl.lit(target)).alias("analyzer"),
         pl.concat_str(["from_state", "from_reason"], separator=" · ", ignore_nulls=True).alias(
             "from"
         ),

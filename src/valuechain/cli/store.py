@@ -17,7 +17,10 @@ import orjson
 from rich.table import Table
 
 from valuechain.cli.app import main, open_store, out, store_path
-from valuechain.cli.options import format_option
+from valuechain.cli.messages import summary
+from valuechain.cli.options import DOCUMENT, examples
+from valuechain.cli.progress import working
+from valuechain.pipeline.progress import Phase
 from valuechain.store.database import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV
 from valuechain.store.maintenance import StoreInfo, migrate_store, vacuum_store
 
@@ -26,12 +29,16 @@ DRY_RUN = click.option("--dry-run", is_flag=True, help="Say what would change; c
 
 
 @main.group("store")
+@examples(
+    "valuechain store info",
+    "valuechain store delete --run RUN --dry-run",
+)
 def store_group() -> None:
     """Look after the store: info, delete, purge-content, migrate, vacuum."""
 
 
 @store_group.command()
-@format_option("table", "json", help="Output format.")
+@DOCUMENT
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
@@ -40,6 +47,10 @@ def store_group() -> None:
     help="Most sources and runs listed.",
 )
 @click.pass_context
+@examples(
+    "valuechain store info --limit 5",
+    "valuechain store info --format json",
+)
 def info(ctx: click.Context, fmt: str, limit: int) -> None:
     """Schema version, analyzer versions present, sizes, rows by table, runs and sources."""
     with open_store(ctx, read_only=True) as store:
@@ -107,47 +118,65 @@ def print_info(found: StoreInfo) -> None:
 @click.option("--source", metavar="PATH|SHA", help="Delete this source (path or sha256 prefix).")
 @DRY_RUN
 @click.pass_context
+@examples(
+    "valuechain store delete --run RUN --dry-run",
+    "valuechain store delete --source run-17.jsonl.gz",
+)
 def delete(ctx: click.Context, run: str | None, source: str | None, dry_run: bool) -> None:
     """Remove a run or a source with everything that came only from it; traces shared with
     other sources are derived again and the runs touched re-materialized, in one transaction."""
     if (run is None) == (source is None):
         raise click.UsageError("name exactly one of --run RUN or --source PATH|SHA")
-    with open_store(ctx, read_only=dry_run) as store:
+    with open_store(ctx, read_only=dry_run) as store, working(Phase.DELETE, run or source or ""):
         removal = store.delete(run=run, source=source, dry_run=dry_run)
-    say(removal.describe())
+    (say if dry_run else summary)(removal.describe())
 
 
 @store_group.command("purge-content")
 @DRY_RUN
 @click.pass_context
+@examples(
+    "valuechain store purge-content --dry-run",
+    "valuechain store purge-content",
+)
 def purge_content(ctx: click.Context, dry_run: bool) -> None:
     """Drop content-gated values (prompts, outputs, arguments, results: TRACE-FORMAT §3.6),
     keeping every id, name, count, outcome and grader result: chains and funnels stay."""
-    with open_store(ctx, read_only=dry_run) as store:
+    with open_store(ctx, read_only=dry_run) as store, working(Phase.PURGE, "content"):
         purge = store.purge_content(dry_run=dry_run)
-    say(purge.describe())
+    (say if dry_run else summary)(purge.describe())
 
 
 @store_group.command()
 @DRY_RUN
 @click.option("--no-backup", is_flag=True, help="Do not keep the old file as NAME.vN.bak.")
 @click.pass_context
+@examples(
+    "valuechain --store old.duckdb store migrate --dry-run",
+    "valuechain --store old.duckdb store migrate --no-backup",
+)
 def migrate(ctx: click.Context, dry_run: bool, no_backup: bool) -> None:
     """Upgrade an older store to this valuechain's schema: a copy is migrated and swapped in
     only once complete; the old file is kept beside it unless --no-backup."""
-    migration = migrate_store(
-        store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run, backup=not no_backup
-    )
-    say(migration.describe())
+    with working(Phase.MIGRATE, str(store_path(ctx))):
+        migration = migrate_store(
+            store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run, backup=not no_backup
+        )
+    (say if dry_run else summary)(migration.describe())
 
 
 @store_group.command()
 @DRY_RUN
 @click.pass_context
+@examples(
+    "valuechain store vacuum --dry-run",
+    "valuechain store vacuum",
+)
 def vacuum(ctx: click.Context, dry_run: bool) -> None:
     """Reclaim the space deletes freed (the store is copied compactly and swapped in)."""
-    result = vacuum_store(store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run)
-    say(result.describe())
+    with working(Phase.VACUUM, str(store_path(ctx))):
+        result = vacuum_store(store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run)
+    (say if dry_run else summary)(result.describe())
 
 
 def _limit(ctx: click.Context) -> str:

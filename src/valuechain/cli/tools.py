@@ -10,6 +10,8 @@ import click
 from valuechain import api
 from valuechain.cli.app import main, out
 from valuechain.cli.ingest import print_import_report, run_import
+from valuechain.cli.messages import quiet
+from valuechain.cli.options import examples
 from valuechain.cli.sample import sample_export_path
 from valuechain.errors import UsageError
 from valuechain.report.funnel import render_funnel
@@ -60,6 +62,10 @@ DEMO_STORE = "valuechain-demo.duckdb"
     help="Mark the runs as decided under verdict policy v2 (suite pass threshold 0.5), so "
     "valuechain verdict decides them.",
 )
+@examples(
+    "valuechain synth --runs 2 --failures --out run.json",
+    "valuechain synth --ndjson --gzip --seed 7 --out run.jsonl.gz",
+)
 def synth(
     runs: int,
     cases: int,
@@ -109,33 +115,42 @@ def synth(
 
 
 @main.command()
-@click.pass_context
-def demo(ctx: click.Context) -> None:
+@examples(
+    "valuechain demo",
+    "valuechain --store valuechain-demo.duckdb runs",
+)
+def demo() -> None:
     """Import the bundled sample export into a fresh demo store and show what it holds.
 
     The demo always uses its own ./valuechain-demo.duckdb, recreated on each run; it never
     touches the store named by --store or VALUECHAIN_STORE.
     """
-    del ctx
     path = Path(DEMO_STORE)
     for stale in (path, Path(f"{path}.wal")):
         stale.unlink(missing_ok=True)
     sample = sample_export_path()
-    out.rule("valuechain demo")
-    out.print(f"store: {path}\nsample: {sample}")
+    if not quiet():
+        out.rule("valuechain demo")
+        out.print(f"store: {path}\nsample: {sample}")
     with api.open(path) as store:
         report = run_import(store, [str(sample)])
         print_import_report(report)
-        out.print(fitted_table(store.spans_by_role(), title="spans by role"), crop=False)
-        run_ids = store.runs()["run_id"].to_list()
-        if run_ids:
-            out.print(render_funnel(store.analytics_document(run_ids[0]), run_id=run_ids[0]))
-            failing = store.first_failing_trial()
-            if failing is not None:
-                out.print(render_trial(store.trial(failing)))
+        if not quiet():
+            _tour(store, path)
+    if not report.ok:
+        sys.exit(1)
+
+
+def _tour(store: api.Store, path: Path) -> None:
+    """What the demo store holds: spans by role, the first run's funnel, a failing trial."""
+    out.print(fitted_table(store.spans_by_role(), title="spans by role"), crop=False)
+    run_ids = store.runs()["run_id"].to_list()
+    if run_ids:
+        out.print(render_funnel(store.analytics_document(run_ids[0]), run_id=run_ids[0]))
+        failing = store.first_failing_trial()
+        if failing is not None:
+            out.print(render_trial(store.trial(failing)))
     out.print(
         f"next: valuechain --store {path} runs | funnel RUN --slice model | trial TRIAL_ID | "
         'sql "SELECT * FROM stage_rates LIMIT 5"'
     )
-    if not report.ok:
-        sys.exit(1)

@@ -6,8 +6,9 @@ import sys
 
 import click
 
-from valuechain.cli.app import emit, err, main, open_store, out
-from valuechain.cli.options import CHAINS, format_option, reader_analyzer_option
+from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.messages import aside
+from valuechain.cli.options import CHAINS, examples, format_option, reader_analyzer_option
 from valuechain.contract.vocab import SliceDimension, Stage
 from valuechain.query.trend import trend_request
 from valuechain.report.formats import Format
@@ -29,6 +30,10 @@ from valuechain.report.trend import render_trend, trend_json
 @reader_analyzer_option("Read the documents of this version.")
 @format_option("table", "json", "csv", help="csv: one row per run, slice and stage.")
 @click.pass_context
+@examples(
+    "valuechain trend --suite SUITE --stage call",
+    "valuechain trend --since 2026-01-01 --format csv > trend.csv",
+)
 def trend(
     ctx: click.Context,
     suite: str | None,
@@ -53,10 +58,9 @@ def trend(
     elif fmt == "csv":
         emit(series, Format.CSV, None)
         if outside.height:  # CSV holds the series only; say what it leaves out
-            err.print(
+            aside(
                 f"{outside.height} run(s) join no partition or are unmeasured: "
-                "see --format json or table",
-                highlight=False,
+                "see --format json or table"
             )
     else:
         out.print(render_trend(series, outside, request), highlight=False)

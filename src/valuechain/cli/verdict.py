@@ -9,7 +9,13 @@ from typing import Final
 import click
 
 from valuechain.cli.app import main, open_store, out
-from valuechain.cli.options import CHAINS, format_option, reader_analyzer_option, run_argument
+from valuechain.cli.options import (
+    CHAINS,
+    examples,
+    format_option,
+    reader_analyzer_option,
+    run_argument,
+)
 from valuechain.contract.vocab import Verdict
 from valuechain.report.verdict import render_verdict, verdict_junit, verdict_markdown
 
@@ -56,6 +62,10 @@ def _verdicts(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     help="Exit 3 when the verdict is one of these (comma-separated, e.g. failed,inconclusive).",
 )
 @click.pass_context
+@examples(
+    "valuechain verdict RUN",
+    "valuechain verdict RUN --format junit --fail-on failed > verdict.xml",
+)
 def verdict(
     ctx: click.Context,
     run: str,

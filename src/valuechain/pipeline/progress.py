@@ -1,10 +1,14 @@
-"""What a long import tells whoever watches it: which phase it is in, and how far along.
+"""What a long command tells whoever watches it: which phase it is in, and how far along.
 
 An import goes through labelled phases — ``hash`` and ``decode`` count the bytes of one source
 as they are read (decoding consumes them), ``commit`` writes its last transaction, ``derive``
 counts the traces (≈ trials) of the runs it derives, ``materialize`` the runs whose documents
 it writes. A watcher implements `ImportProgress`; the pipeline calls ``start`` at each phase
 and ``advance`` as work is done, so a speed computed per phase is the speed of that phase.
+
+The other long verbs use the same watchers: ``recompute`` counts its batches of runs; the
+store's operations (``delete``, ``purge``, ``migrate``, ``vacuum``) are one step each, so they
+count nothing and say only that they run (`Phase` units of ``""``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,11 @@ class Phase(StrEnum):
     COMMIT = "commit"
     DERIVE = "derive"
     MATERIALIZE = "materialize"
+    RECOMPUTE = "recompute"
+    DELETE = "delete"
+    PURGE = "purge"
+    MIGRATE = "migrate"
+    VACUUM = "vacuum"
 
 
 UNITS: dict[Phase, str] = {
@@ -28,6 +37,11 @@ UNITS: dict[Phase, str] = {
     Phase.COMMIT: "",
     Phase.DERIVE: "traces",
     Phase.MATERIALIZE: "runs",
+    Phase.RECOMPUTE: "batches",
+    Phase.DELETE: "",
+    Phase.PURGE: "",
+    Phase.MIGRATE: "",
+    Phase.VACUUM: "",
 }
 
 
@@ -63,3 +77,21 @@ class BytesDecoded:
     def advance(self, done: int) -> None:
         if self.counting:
             self.fn(done)
+
+
+class BatchesDone:
+    """``recompute``'s ``on_batch(done, total, trials)`` as a `Phase.RECOMPUTE` on ``watcher``:
+    uncounted until the first batch reports how many there are, then counted."""
+
+    def __init__(self, watcher: ImportProgress) -> None:
+        self.watcher = watcher
+        self.done: int | None = None
+        watcher.start(Phase.RECOMPUTE, None)
+
+    def __call__(self, done: int, total: int, trials: int) -> None:
+        del trials
+        if self.done is None:
+            self.watcher.start(Phase.RECOMPUTE, total)
+            self.done = 0
+        self.watcher.advance(done - self.done)
+        self.done = done

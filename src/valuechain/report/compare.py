@@ -1,4 +1,4 @@
-"""Two runs compared, for an 80-column terminal (rich): blockers first, then the deltas.
+"""Two runs compared, for an 80-column terminal (fitted tables): blockers first, then the deltas.
 
 A blocked comparison leads with its blockers and shows no delta; its cases appear only when
 forced, under a banner saying they are not a comparison claim. A rate with nothing to divide
@@ -11,12 +11,12 @@ import io
 from typing import Final
 
 from rich.console import Console, Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from valuechain.contract.compare import CaseChange, CaseComparison, RunComparison
 from valuechain.contract.labels import STAGE_LABELS
 from valuechain.contract.rates import MeasuredRate, NotMeasuredRate
+from valuechain.report.tables import Col, FittedTable
 
 NOT_MEASURED: Final = "n/m"
 CHANGE_STYLES: Final = {
@@ -61,22 +61,31 @@ def _header(comparison: RunComparison) -> Text:
     return text
 
 
-def stage_table(comparison: RunComparison) -> Table:
+STAGE_COLUMNS: Final = (
+    Col("stage"),
+    *(Col(title, align="right", keep=1) for title, _ in RATE_COLUMNS),
+)
+CASE_COLUMNS: Final = (
+    Col("change"),
+    Col("case", keep=2),
+    Col("tokens Δ", align="right", keep=1),
+    Col("time Δ", align="right", keep=1),
+)
+
+
+def stage_table(comparison: RunComparison) -> FittedTable:
     """Per stage and rate: `A → B` and, only when comparable, the delta in points."""
-    table = Table(title="stages (overall slice), A → B", title_justify="left", header_style="bold")
-    table.add_column("stage", no_wrap=True)
-    for title, _ in RATE_COLUMNS:
-        table.add_column(title, justify="right", no_wrap=True)
+    rows = []
     for row in comparison.stages:
-        cells = []
+        cells = [STAGE_LABELS[row.stage]]
         for _, field in RATE_COLUMNS:
             a, b = getattr(row.a, field), getattr(row.b, field)
             cell = f"{_percent(a)} → {_percent(b)}"
             if row.delta is not None:
                 cell += f" {_points(getattr(row.delta, field))}"
             cells.append(cell)
-        table.add_row(STAGE_LABELS[row.stage], *cells)
-    return table
+        rows.append(cells)
+    return FittedTable(list(STAGE_COLUMNS), rows, title="stages (overall slice), A → B")
 
 
 def _signed(value: float | None, unit: str = "") -> str:
@@ -87,21 +96,20 @@ def _signed(value: float | None, unit: str = "") -> str:
     return f"{value:+,.0f}{unit}".replace("-", "−")
 
 
-def case_table(cases: list[CaseComparison], *, forced: bool) -> Table:
+def case_table(cases: list[CaseComparison], *, forced: bool) -> FittedTable:
+    """Per case its change and deltas; a title too long for its line goes under its row."""
     title = "cases, A → B" + (" — NOT A COMPARISON CLAIM (--force)" if forced else "")
-    table = Table(title=title, title_justify="left", header_style="bold")
-    table.add_column("change", no_wrap=True)
-    table.add_column("case", overflow="fold", ratio=1)
-    table.add_column("tokens Δ", justify="right", no_wrap=True)
-    table.add_column("time Δ", justify="right", no_wrap=True)
-    for case in cases:
-        table.add_row(
-            Text(case.change.value, style=CHANGE_STYLES.get(case.change, "")),
+    rows = [
+        [
+            case.change.value,
             case.title or case.case_id,
             _signed(case.tokens_delta),
             _signed(case.duration_ms_delta, " ms"),
-        )
-    return table
+        ]
+        for case in cases
+    ]
+    styles = [{"change": CHANGE_STYLES.get(case.change, "")} for case in cases]
+    return FittedTable(list(CASE_COLUMNS), rows, title=title, styles=styles)
 
 
 def render_comparison(comparison: RunComparison) -> RenderableType:
