@@ -68,7 +68,7 @@ def run_follow(ctx: click.Context, directory: Path, interval: float, **options: 
             signal.signal(sig, handler)
     summary(
         f"stopped after {_n(totals['rounds'], 'round')}: {_n(totals['sources'], 'source')}, "
-        f"{_n(totals['spans'], 'span')} imported; a restart resumes where this left off"
+        f"{_n(totals['spans'], 'span')} imported; a restart resumes here"
     )
 
 
