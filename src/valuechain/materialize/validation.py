@@ -53,8 +53,8 @@ def shape_problem(document: str) -> str | None:
         return "an integer field holds a number with a fraction or an exponent"
     try:
         value = orjson.loads(document)
-    except orjson.JSONDecodeError as error:  # e.g. a lone surrogate: the model decides
-        return f"not parsed by the fast path ({error})"
+    except orjson.JSONDecodeError as refused:  # e.g. a lone surrogate: the model decides
+        return f"not parsed by the fast path ({refused})"
     for error in _schema_validator().iter_errors(value):
         return f"{error.message} at {'/'.join(map(str, error.instance_path)) or 'the root'}"
     return None
