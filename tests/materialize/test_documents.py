@@ -8,6 +8,8 @@ from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from valuechain.contract.documents import (
@@ -316,3 +318,48 @@ def test_a_refusal_the_model_does_not_share_is_a_bug(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(validation, "shape_problem", lambda document: "made up")
     with pytest.raises(RuntimeError, match=r"run r \(derived chains, analyzer 12\).*made up"):
         bulk_validate(document())
+
+
+def _numeric_paths(node: Any, prefix: str = "") -> list[str]:
+    """Dotted paths of every integer leaf of a document (the counts the rules relate)."""
+    if isinstance(node, dict):
+        items: Any = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        return [prefix[:-1]] if type(node) is int else []
+    return [p for key, value in items for p in _numeric_paths(value, f"{prefix}{key}.")]
+
+
+def _rich_document() -> dict[str, Any]:
+    """`document()` with a latency, a setup phase and a failure category, so every rule has
+    numbers to relate."""
+    doc = edit("slices.0.stages.3.latency", stage_latency(1, 4, 4, 4, EVIDENCE))
+    doc["setup"] = setup(uniqueAttempts=2, failedAttempts=1, serverAttributedFailures=1)
+    doc["slices"][0]["failureCategories"] = [{"category": "setup", "count": 1}]
+    return doc
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_bulk_check_and_the_model_agree_on_any_count(data: st.DataObject) -> None:
+    """Change one to three counts anywhere: the bulk check refuses exactly when the model does."""
+    doc = _rich_document()
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_numeric_paths(doc)))
+        *parents, last = path.split(".")
+        node: Any = doc
+        for key in parents:
+            node = node[int(key)] if key.isdigit() else node[key]
+        node[int(last) if last.isdigit() else last] = data.draw(st.integers(0, 3))
+    try:
+        StageAnalyticsV1.model_validate(doc)
+        refused = None
+    except ValidationError as error:
+        refused = [(e["loc"], e["msg"]) for e in error.errors()]
+    if refused is None:
+        assert bulk_validate(doc) == 1
+    else:
+        with pytest.raises(ValidationError) as bulk:
+            bulk_validate(doc)
+        assert [(e["loc"], e["msg"]) for e in bulk.value.errors()] == refused
