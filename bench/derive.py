@@ -17,12 +17,13 @@ and print trials/s with R_derive = derive ÷ import (bar ≥ 5, goal 10), derive
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench.common import Timing, console, peak_tree_rss, report
+from bench.common import Timing, _process_tree, _rss_mb, console, report
 from bench.stores import BASE_TRIALS, base_export, build_evidence_store
 from valuechain.derive import derive_chains
 from valuechain.evidence.frames import ordered_attributes
@@ -58,6 +59,37 @@ def parts(db: Database) -> tuple[float, float, int]:
     return evidence_s, time.perf_counter() - start, len(traces)
 
 
+def _cpu_s(pid: int) -> float:
+    """utime + stime of one live process (Linux /proc), in seconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_usage(command: list[str], every: float = 0.1) -> tuple[int, int, float, float]:
+    """Run ``command``; (peak summed RSS of its process tree MB, peak of the command's own
+    process MB, wall s, CPU s of the whole tree). The workers are the forkserver's children,
+    never reaped by us, so their CPU is sampled from /proc: the last figure seen per process,
+    summed (a process's final tenth of a second may be missed)."""
+    start = time.perf_counter()
+    seen: dict[int, float] = {}
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL) as process:
+        peak = peak_main = 0
+        while process.poll() is None:
+            tree = _process_tree(process.pid)
+            peak = max(peak, sum(_rss_mb(p) for p in tree))
+            peak_main = max(peak_main, _rss_mb(process.pid))
+            for pid in tree:
+                seen[pid] = max(seen.get(pid, 0.0), _cpu_s(pid))
+            time.sleep(every)
+        if process.returncode != 0:
+            raise subprocess.CalledProcessError(process.returncode, command)
+    return peak, peak_main, time.perf_counter() - start, sum(seen.values())
+
+
 def measure(trials: int, folder: Path, imported: Timing) -> list[Timing]:
     path = folder / f"derive-{trials}.duckdb"
     with build_evidence_store(path, trials) as db:
@@ -65,9 +97,11 @@ def measure(trials: int, folder: Path, imported: Timing) -> list[Timing]:
         evidence_s, analyzer_s, sample = parts(db)
     cli = Path(sys.executable).with_name("valuechain")  # the installed entry point
     command = [str(cli), "--store", str(path), "derive"]
-    peak, main, step_s = peak_tree_rss(command)
+    peak, main, step_s, cpu_s = tree_usage(command)
     console.print(
-        f"{n:,} trials: derive peak RSS {peak:,} MB (whole tree; main process {main:,} MB)"
+        f"{n:,} trials: derive peak RSS {peak:,} MB (whole tree; main process {main:,} MB); "
+        f"{step_s:.1f} s wall, {cpu_s:.1f} s CPU (whole tree); load average "
+        f"{os.getloadavg()[0]:.1f}"
     )
     millions = n / 1e6
     timings = [

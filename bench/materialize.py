@@ -12,16 +12,19 @@ Cases:
 - ``group by``               ``SELECT run_id, stage, count(*) … GROUP BY run_id, stage`` over
                              the same chain table (the baseline; goal: materialize ≤ 5×)
 - ``materialize``            every run, every document, SQL only (``validate=False``)
-- ``materialize+validate``   the same, each document parsed by the strict pydantic model
+- ``materialize+validate``   the same, every document validated in bulk (the generated JSON
+                             Schema natively, the cross-field rules in one set-based statement)
 - ``one run @ N``            re-materializing one run (median of several) in a store of N
                              trials — must not grow with the store (compare 100k vs 1M)
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.common import Timing, console, report, timed
@@ -32,12 +35,14 @@ from valuechain.materialize.analytics import (
     materialize_runs,
     parameters,
     utc_now,
-    validated_documents,
 )
+from valuechain.materialize.validation import validate_documents
+from valuechain.materialize.verdict import write_decision_summaries
 from valuechain.store import Database, sqlfiles
 
-LARGE = 1_000_000
-SMALL = 100_000
+SMALL, LARGE = (
+    int(n) for n in os.environ.get("BENCH_MATERIALIZE_SIZES", "100000,1000000").split(",")
+)
 TRIALS_PER_RUN = 200
 SINGLE_RUN_SAMPLES = 15
 
@@ -214,16 +219,27 @@ def build_store(path: Path, trials: int, per_run: int = TRIALS_PER_RUN) -> Datab
     return built(db, f"{trials:,} trials, {rows:,} chain rows", start)
 
 
-def _phases(db: Database) -> dict[str, float]:
-    """Seconds per phase of one full materialization, statement by statement (no validation)."""
+def cpu_seconds() -> float:
+    """User + system CPU time of this process (DuckDB's threads included) and its children."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _phases(db: Database) -> dict[str, tuple[float, float]]:
+    """(wall s, CPU s) per phase of one full materialization, statement by statement."""
     params = parameters(None, epoch_ms(utc_now()))
-    spent = {
-        "classify+count+slice (000-130)": 0.0,
-        "json documents (140)": 0.0,
-        "replace rows (2xx)": 0.0,
-    }
+    spent: dict[str, tuple[float, float]] = {}
+
+    def tick(phase: str, step: Callable[[], object]) -> None:
+        wall, cpu = time.perf_counter(), cpu_seconds()
+        step()
+        before = spent.get(phase, (0.0, 0.0))
+        spent[phase] = (before[0] + time.perf_counter() - wall, before[1] + cpu_seconds() - cpu)
+
     db.con.begin()
     for sql in sqlfiles.folder("analytics"):
+        if sql.name >= "analytics/200_" and "bulk validation" not in spent:
+            tick("bulk validation", lambda: validate_documents(db.con, params))
         phase = (
             "replace rows (2xx)"
             if sql.name >= "analytics/200_"
@@ -231,12 +247,8 @@ def _phases(db: Database) -> dict[str, float]:
             if sql.name.startswith("analytics/140_")
             else "classify+count+slice (000-130)"
         )
-        start = time.perf_counter()
-        db.con.execute(sql.text, sql.bind(params))
-        spent[phase] += time.perf_counter() - start
-    start = time.perf_counter()
-    documents = sum(1 for _ in validated_documents(db.con))
-    spent[f"pydantic validation ({documents} docs)"] = time.perf_counter() - start
+        tick(phase, lambda sql=sql: db.con.execute(sql.text, sql.bind(params)))
+    tick("decision summaries (verdict)", lambda: write_decision_summaries(db.con, None))
     db.con.commit()
     drop_temp_tables(db.con)
     return spent
@@ -290,13 +302,17 @@ def run(size_mb: int) -> None:
         console.print(
             f"{at:,} trials: R_mat = {full.seconds / base.seconds:.1f}x the GROUP BY with "
             f"validation (bar <= 20, goal 5), {sql_only.seconds / base.seconds:.1f}x without "
-            f"({base.seconds:.3f} s)"
+            f"({base.seconds:.3f} s); in CPU time "
+            f"{CPU[full.name] / CPU[base.name]:.1f}x and "
+            f"{CPU[sql_only.name] / CPU[base.name]:.1f}x "
+            f"(materialize+validate {full.seconds:.2f} s wall, {CPU[full.name]:.2f} s CPU)"
         )
     small_full, large_full = timings[2], timings[5]
     scale = (large_full.seconds / small_full.seconds) / (LARGE / SMALL)
     console.print(f"materialize+validate {SMALL:,} -> {LARGE:,}: {scale:.2f}x linear (bar <= 1.2)")
-    for phase, seconds in phases.items():
-        console.print(f"  {phase}: {seconds:.2f} s")
+    for phase, (seconds, cpu) in phases.items():
+        console.print(f"  {phase}: {seconds:.2f} s wall, {cpu:.2f} s CPU")
+    console.print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end")
     console.print(
         f"one run (median of {SINGLE_RUN_SAMPLES}): {single[SMALL] * 1e3:.0f} ms @ "
         f"{SMALL:,} trials vs {single[LARGE] * 1e3:.0f} ms @ {LARGE:,} trials "
@@ -318,8 +334,16 @@ def _full(db: Database, at: str) -> list[Timing]:
     def with_validation() -> int:
         return materialize_runs(db.con)
 
-    return [
-        timed(f"group by{at}", baseline, million, repeat=3, item_name="rows"),
-        timed(f"materialize{at}", sql_only, million, repeat=2, item_name="documents"),
-        timed(f"materialize+validate{at}", with_validation, million, item_name="documents"),
-    ]
+    out = []
+    for name, fn, repeat, item in (
+        (f"group by{at}", baseline, 3, "rows"),
+        (f"materialize{at}", sql_only, 2, "documents"),
+        (f"materialize+validate{at}", with_validation, 1, "documents"),
+    ):
+        cpu = cpu_seconds()
+        out.append(timed(name, fn, million, repeat=repeat, item_name=item))
+        CPU[name] = (cpu_seconds() - cpu) / repeat
+    return out
+
+
+CPU: dict[str, float] = {}  # mean CPU seconds per case of `_full`, by case name

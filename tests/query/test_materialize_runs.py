@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
+from typing import Any
 
+import duckdb
 import pytest
 from analytics_store import NOW_MS, Funnels, TrialSpec
-from pydantic import TypeAdapter
 
-from valuechain.contract.documents import StageAnalyticsV1
-from valuechain.materialize import analytics
+from valuechain.materialize import analytics, validation
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.store import Database
 
@@ -86,13 +85,14 @@ def test_failed_validation_writes_nothing(
     funnels.add(TrialSpec("a")).materialize()
     before = funnels.text()
 
-    documents = TypeAdapter(list[StageAnalyticsV1])
+    validate = validation.validate_documents
 
-    class Broken:  # every document of the bulk check gains a key the contract refuses
-        def validate_json(self, text: str) -> list[StageAnalyticsV1]:
-            return documents.validate_python([{**d, "extra": 1} for d in json.loads(text)])
+    def broken(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> int:
+        # every document gains a key the contract refuses, then the real check runs
+        con.execute("UPDATE a_documents SET document = '{\"extra\":1,' || document[2:]")
+        return validate(con, params)
 
-    monkeypatch.setattr(analytics, "_DOCUMENT_LIST", Broken())
+    monkeypatch.setattr(analytics, "validate_documents", broken)
     funnels.add(TrialSpec("b"))
     with pytest.raises(ValueError, match="extra"):
         funnels.materialize()

@@ -28,18 +28,16 @@ terminal) and no included chain of the document owes a judge verdict (an applica
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
 import duckdb
-from pydantic import TypeAdapter
 
 from valuechain.contract.documents import (
     MAX_HOST_SLICES,
     MAX_INTENT_SLICES,
     MAX_MODEL_SLICES,
-    StageAnalyticsV1,
 )
 from valuechain.contract.versions import (
     STAGE_ANALYZER_VERSION,
@@ -54,6 +52,7 @@ from valuechain.contract.vocab import (
     StageReason,
 )
 from valuechain.contract.vocab_rules import EXCLUDED_TRIAL_DETAIL_CLASSES, STAGES
+from valuechain.materialize.validation import validate_documents
 from valuechain.materialize.verdict import write_decision_summaries
 from valuechain.store import sqlfiles
 
@@ -81,9 +80,6 @@ TEMP_TABLES: Final = (
     "a_doc_facts",
     "a_documents",
 )
-
-_VALIDATE_BATCH: Final = 256  # documents per bulk validation (tens of KB each)
-_DOCUMENT_LIST: Final = TypeAdapter(list[StageAnalyticsV1])
 
 
 def utc_now() -> datetime:
@@ -142,8 +138,9 @@ def materialize_runs(
     ``core.analytics_slices`` and ``core.stage_funnel`` for exactly
     those runs, in one transaction (call it outside an open transaction). A listed run that
     has no trials loses its rows. ``clock`` stamps ``updatedAt`` (and ``createdAt`` of a new
-    document; a rebuilt one keeps its own). ``validate`` parses every document with the strict
-    `StageAnalyticsV1` model before anything is written.
+    document; a rebuilt one keeps its own). ``validate`` checks every document against the
+    strict `StageAnalyticsV1` contract, in bulk (`validation.validate_documents`), before
+    anything is written.
 
     Returns:
         The number of documents written.
@@ -183,8 +180,7 @@ def materialize_in_transaction(
                 break
             con.execute(sql.text, sql.bind(params))
         if validate:
-            for _ in validated_documents(con):
-                pass
+            validate_documents(con, params)
         for sql in statements:
             if sql.name >= _FIRST_WRITE:
                 con.execute(sql.text, sql.bind(params))
@@ -193,21 +189,6 @@ def materialize_in_transaction(
     finally:
         with contextlib.suppress(duckdb.Error):
             drop_temp_tables(con)
-
-
-def validated_documents(con: duckdb.DuckDBPyConnection) -> Iterator[StageAnalyticsV1]:
-    """Validate every document of ``a_documents`` with the strict model, in bulk: each chunk
-    of ``_VALIDATE_BATCH`` documents is one JSON array parsed by `TypeAdapter` over the list
-    (raises on the first bad document; every document is validated, none sampled)."""
-    cursor = con.execute("SELECT document FROM a_documents")
-    done = False
-    try:
-        while batch := cursor.fetchmany(_VALIDATE_BATCH):
-            yield from _DOCUMENT_LIST.validate_json("[" + ",".join(t for (t,) in batch) + "]")
-        done = True
-    finally:
-        if not done:
-            cursor.abort()  # release the unfinished result before anything else runs
 
 
 def _abandon(con: duckdb.DuckDBPyConnection) -> None:

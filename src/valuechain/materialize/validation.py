@@ -1,0 +1,112 @@
+"""Every stage analytics document of a materialization validated in bulk (CONTRACT §5).
+
+None is sampled, and none becomes one pydantic object per row: the strict model
+(`StageAnalyticsV1`) costs ~10 ms a document, most of it in building ~3,000 frozen objects and
+running their cross-field validators one at a time. Instead, two passes over all of
+``a_documents``:
+
+1. **shape** — each document parsed (orjson) and checked against the JSON Schema generated
+   from the model (`stage_analytics_json_schema`, compiled once, validated natively by
+   jsonschema-rs): keys, types, vocabularies, bounds, closed objects. JSON Schema's `integer`
+   admits `2.0`, which the model's strict ints refuse, so a number token with a fraction or an
+   exponent is allowed only as a millisecond value (`_FRACTIONAL`).
+2. **invariants** — the cross-field rules of the model's validators (tally arithmetic, latency
+   bounds, vocabulary order, one overall slice, exclusions adding up, …) as one set-based
+   statement over every document at once (``sql/check/030_document_invariants.sql``).
+
+A document that either pass does not clear is validated again by the model itself, so the
+error raised is the model's own `pydantic.ValidationError`, message for message. Should the
+model accept a document a pass refused, the two disagree: that is a bug, raised as such.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, Final
+
+import duckdb
+import jsonschema_rs
+import orjson
+
+from valuechain.contract.documents import StageAnalyticsV1, stage_analytics_json_schema
+from valuechain.store import sqlfiles
+
+_BATCH: Final = 256  # documents per fetch (tens of KB each): memory stays bounded
+_INVARIANTS: Final = "check/030_document_invariants.sql"
+
+# A key followed by a number with a fraction or an exponent. Sound on compact JSON: inside a
+# string every quote is escaped, so `"name":` can only match a real key.
+_FRACTIONAL: Final = re.compile(r'"(\w+)":-?[0-9]+[.eE]')
+_MILLIS_KEYS: Final = frozenset({"totalMs", "minMs", "maxMs"})
+
+
+@cache
+def _schema_validator() -> Any:
+    return jsonschema_rs.validator_for(stage_analytics_json_schema())
+
+
+def shape_problem(document: str) -> str | None:
+    """Why ``document`` fails the generated JSON Schema (or strict numbers), else None."""
+    if any(m.group(1) not in _MILLIS_KEYS for m in _FRACTIONAL.finditer(document)):
+        return "an integer field holds a number with a fraction or an exponent"
+    try:
+        value = orjson.loads(document)
+    except orjson.JSONDecodeError as refused:  # e.g. a lone surrogate: the model decides
+        return f"not parsed by the fast path ({refused})"
+    for error in _schema_validator().iter_errors(value):
+        return f"{error.message} at {'/'.join(map(str, error.instance_path)) or 'the root'}"
+    return None
+
+
+def validate_documents(con: duckdb.DuckDBPyConnection, params: Mapping[str, Any]) -> int:
+    """Validate every document of ``a_documents``; returns how many were validated.
+
+    ``params`` are the materialization's parameters (`analytics.parameters`): the vocabulary
+    orders and slice caps the invariants read.
+
+    Raises:
+        pydantic.ValidationError: a document broke the contract (the model's own error).
+        RuntimeError: a pass refused a document the model accepts (a bug in the passes).
+    """
+    refused: dict[int, str] = {}
+    seen = 0
+    cursor = con.execute("SELECT doc_id, document FROM a_documents")
+    done = False
+    try:
+        while batch := cursor.fetchmany(_BATCH):
+            seen += len(batch)
+            for doc_id, document in batch:
+                problem = shape_problem(document)
+                if problem is not None:
+                    refused[doc_id] = problem
+                    break
+            if refused:
+                break
+        done = True
+    finally:
+        if not done or refused:
+            cursor.abort()  # release the unfinished result before anything else runs
+    if not refused:
+        sql = sqlfiles.statement(_INVARIANTS)
+        refused = dict(con.execute(sql.text, sql.bind(params)).fetchall())
+    if refused:
+        _raise_for(con, refused)
+    return seen
+
+
+def _raise_for(con: duckdb.DuckDBPyConnection, refused: dict[int, str]) -> None:
+    """Raise the model's error for the first refused document (or the disagreement)."""
+    doc_id = min(refused)
+    run_id, source, version, document = con.execute(
+        "SELECT run_id, chain_source, analyzer_version, document FROM a_documents "
+        "WHERE doc_id = $doc_id",
+        {"doc_id": doc_id},
+    ).fetchall()[0]
+    StageAnalyticsV1.model_validate_json(document)  # raises the contract's own error
+    raise RuntimeError(
+        f"run {run_id} ({source} chains, analyzer {version}): the bulk check refused its "
+        f"stage analytics document ({refused[doc_id]}) but the model accepts it; "
+        "the check and contract/documents.py disagree"
+    )
