@@ -183,6 +183,7 @@ def write_history(folder: Path, weeks: int, seed: int, store_path: Path | None) 
         f"{len(manifest.files)} files; {MANIFEST_NAME} imports weeks {old[0]}–{old[-1]} at "
         f"analyzer {PREVIOUS_ANALYZER}, the rest at {STAGE_ANALYZER_VERSION}",
         highlight=False,
+        soft_wrap=True,
     )
     if store_path is None:
         return
