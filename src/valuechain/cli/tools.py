@@ -145,8 +145,10 @@ def synth(
     )
 
 
-_EXPORT_ONLY = ("runs", "cases", "models", "reps", "ndjson", "gzip_", "proto", "zstd_")
-_EXPORT_ONLY += ("zstd_legacy", "redacted", "failures", "verdict_policy")
+_EXPORT_ONLY = frozenset(  # the options of one export, which an archive has no use for
+    {"runs", "cases", "models", "reps", "ndjson", "gzip_", "proto", "zstd_", "zstd_legacy"}
+    | {"redacted", "failures", "verdict_policy"}
+)
 
 
 def _refuse_with_history(ctx: click.Context) -> None:

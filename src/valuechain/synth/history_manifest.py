@@ -19,7 +19,7 @@ from pydantic.alias_generators import to_camel
 from valuechain.errors import UsageError
 
 MANIFEST_NAME = "history.json"
-MANIFEST_KIND = "valuechain.synth.history"
+MANIFEST_KIND: Literal["valuechain.synth.history"] = "valuechain.synth.history"
 
 Note = Literal[
     "analyzer11",  # imported with the previous analyzer: derived at 11 until a recompute
