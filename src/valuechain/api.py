@@ -359,7 +359,7 @@ def open(
     )
 
 
-def history(folder: str | Path, *, weeks: int = 6, seed: int = 0) -> HistoryManifest:
+def synth_history(folder: str | Path, *, weeks: int = 6, seed: int = 0) -> HistoryManifest:
     """Write a seeded synthetic history of ``weeks`` weeks into ``folder`` (one export per
     week and `history.json`, what `valuechain synth --history` writes); `Store.import_history`
     builds a store from it."""

@@ -13,6 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+import valuechain
+
 NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
 PUBLIC = {"valuechain", "altair", "polars"}  # what a notebook may import
 
@@ -38,6 +40,7 @@ def test_stored_without_outputs(path: Path) -> None:
 def test_only_the_public_api_is_imported(path: Path) -> None:
     book = nbformat.read(path, as_version=4)
     imported: set[str] = set()
+    used: set[str] = set()  # valuechain.<name>
     for cell in book.cells:
         if cell.cell_type != "code":
             continue
@@ -46,7 +49,10 @@ def test_only_the_public_api_is_imported(path: Path) -> None:
                 imported |= {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
                 imported.add(node.module or "")
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                used |= {node.attr} if node.value.id == "valuechain" else set()
     assert imported <= PUBLIC, imported - PUBLIC
+    assert used and used <= set(valuechain.__all__), used - set(valuechain.__all__)
 
 
 @pytest.mark.slow

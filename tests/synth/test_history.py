@@ -32,7 +32,7 @@ def archive_bytes(folder: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, HistoryManifest]:
     folder = tmp_path_factory.mktemp("history")
-    return folder, valuechain.history(folder, weeks=WEEKS, seed=0)
+    return folder, valuechain.synth_history(folder, weeks=WEEKS, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +57,8 @@ def test_same_seed_same_bytes_other_seed_other_bytes(
 ) -> None:
     folder, _ = archive
     again, other = tmp_path / "again", tmp_path / "other"
-    valuechain.history(again, weeks=WEEKS, seed=0)
-    valuechain.history(other, weeks=WEEKS, seed=1)
+    valuechain.synth_history(again, weeks=WEEKS, seed=0)
+    valuechain.synth_history(other, weeks=WEEKS, seed=1)
     assert archive_bytes(again) == archive_bytes(folder)
     theirs = archive_bytes(other)
     assert theirs.keys() == archive_bytes(folder).keys()
@@ -124,6 +124,13 @@ def test_store_needs_history_and_history_needs_enough_weeks(tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["synth", "--history", "4", "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "4 is not in the range 5<=x<=52" in result.output
+
+
+@pytest.mark.parametrize("weeks", [4, 53])
+def test_the_api_refuses_a_history_the_story_does_not_fit(tmp_path: Path, weeks: int) -> None:
+    with pytest.raises(UsageError, match=f"a history has 5 to 52 weeks, not {weeks}"):
+        valuechain.synth_history(tmp_path, weeks=weeks)
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize(

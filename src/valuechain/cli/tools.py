@@ -170,7 +170,7 @@ def _refuse_with_history(ctx: click.Context) -> None:
 def write_history(folder: Path, weeks: int, seed: int, store_path: Path | None) -> None:
     """Write the archive, then (``store_path``) import it file by file at its analyzers."""
     try:
-        manifest = api.history(folder, weeks=weeks, seed=seed)
+        manifest = api.synth_history(folder, weeks=weeks, seed=seed)
     except OSError as exc:
         raise UsageError(
             str(folder),

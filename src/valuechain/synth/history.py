@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.errors import UsageError
 from valuechain.synth.config import SynthConfig
 from valuechain.synth.failures.catalogue import fits, scenario_named
 from valuechain.synth.failures.trial import FailureTrial, ScenarioCycle
@@ -34,7 +35,7 @@ from valuechain.synth.history_manifest import (
     Note,
 )
 from valuechain.synth.ids import hex_id
-from valuechain.synth.runs import otlp_request, run_head, run_traces
+from valuechain.synth.runs import TrialMaker, otlp_request, run_head, run_traces
 from valuechain.synth.suite import DAY_MS, Suite, build_suite, case_set_fingerprint
 from valuechain.synth.trial import Trial
 from valuechain.synth.vocabulary import MODELS, SERVERS, Case
@@ -87,8 +88,17 @@ class Timeline:
 
     @classmethod
     def of(cls, weeks: int) -> Timeline:
+        """The story of a ``weeks``-week history.
+
+        Raises:
+            UsageError: fewer weeks than the story needs, or more than a year.
+        """
         if not MIN_WEEKS <= weeks <= MAX_WEEKS:
-            raise ValueError(f"weeks must be {MIN_WEEKS}..{MAX_WEEKS}, not {weeks}")
+            raise UsageError(
+                "weeks",
+                f"a history has {MIN_WEEKS} to {MAX_WEEKS} weeks, not {weeks}",
+                "the old analyzer's weeks, a config change, a regression and its fix need 5",
+            )
         upgrade = weeks // 3 + 1  # then a config change, a regression, its fix: one a week
         return cls(weeks, upgrade, upgrade + 1, upgrade + 2, upgrade + 1)
 
@@ -179,7 +189,7 @@ def plan_runs(seed: int, timeline: Timeline) -> list[PlannedRun]:
     return numbered
 
 
-def _maker(run: PlannedRun, rng: random.Random, cycle: ScenarioCycle) -> Callable[[Case], Any]:
+def _maker(run: PlannedRun, rng: random.Random, cycle: ScenarioCycle) -> TrialMaker:
     """Each trial's kind: a regressed tool, the nightly catalog check, a little noise."""
     tool_error, catalog = scenario_named("tool_error"), scenario_named("predicate_failed_discovery")
     pending = ["catalogCheck"] if "catalogCheck" in run.notes else []
@@ -243,14 +253,14 @@ def write_history(folder: str | Path, *, weeks: int = 6, seed: int = 0) -> Histo
         name, week_runs, digest, size = f"week-{week:02d}.jsonl", [], hashlib.sha256(), 0
         with (out / name).open("wb") as file:
             for run in (r for r in planned if r.week == week):
-                trials = 0
-                for spans in _traces(seed, run, cycle):
+                traces = list(_traces(seed, run, cycle))
+                for spans in traces:
                     line = orjson.dumps(otlp_request(run.suite, spans)) + b"\n"
                     file.write(line)
                     digest.update(line)
-                    size, trials = size + len(line), trials + 1
-                keys = _root_keys(spans)
-                runs.append(_history_run(run, keys, trials))
+                    size += len(line)
+                keys = _root_keys(traces[0])
+                runs.append(_history_run(run, keys, len(traces)))
                 week_runs.append(keys["mcp.app.run.id"])
         monday = START + dt.timedelta(weeks=week - 1)
         files.append(
