@@ -14,7 +14,8 @@ as tables, no JSON decoded past the first copy. Over it we time:
                               recompute)
 and print each with its wall and CPU time (every thread; robust to a shared machine), its ratio
 to the baseline, and its own peak RSS (the mark is reset before each step), for every size, then
-one line per size (the scaling).
+one line per size (the scaling). ``$BENCH_HISTORY`` (a ``valuechain synth --history`` folder)
+measures that archive's store instead, imported without derivation, as the one size.
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.common import Timing, machine
-from bench.stores import build_evidence_store as build_store
+from bench.stores import build_evidence_store, build_history_store
 from valuechain.pipeline.derive import DeriveSummary, derive_traces
 from valuechain.pipeline.recompute import RecomputeResult, recompute
+from valuechain.store import Database
+from valuechain.synth.history_manifest import read_manifest
 
 console = Console(width=160)  # the ratio lines stay whole in a log
 SIZES = tuple(int(n) for n in os.environ.get("BENCH_RECOMPUTE_SIZES", "100000,300000").split(","))
+HISTORY = os.environ.get("BENCH_HISTORY")  # an archive's folder: its store is the one size
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +78,14 @@ def _peak_mb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
+def _store(folder: Path, trials: int) -> Database:
+    if HISTORY:
+        return build_history_store(folder / "recompute-history.duckdb", Path(HISTORY), derive=False)
+    return build_evidence_store(folder / f"recompute-{trials}.duckdb", trials)
+
+
 def measure(trials: int, folder: Path) -> list[Phase]:
-    with build_store(folder / f"recompute-{trials}.duckdb", trials) as db:
+    with _store(folder, trials) as db:
         derive, first = timed_phase(
             "derive+materialize @11", lambda: derive_traces(db, None, analyzer=11)
         )
@@ -116,7 +126,9 @@ def run(size_mb: int) -> list[Timing]:
     timings: list[Timing] = []
     summary: list[str] = []
     with tempfile.TemporaryDirectory(prefix="valuechain-bench-") as tmp:
-        for trials in SIZES:
+        # an archive has its own size: every trial of it
+        sizes = (sum(r.trials for r in read_manifest(HISTORY).runs),) if HISTORY else SIZES
+        for trials in sizes:
             phases = measure(trials, Path(tmp))
             console.print(_table(trials, phases))
             derive, full, noop = phases

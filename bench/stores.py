@@ -5,6 +5,10 @@
 ``core.resources``, ``core.scopes`` and their span/resource ``core.attributes``) are copied in
 SQL with fresh trace, run and trial ids until the store holds ``n`` trials — no JSON decoded
 past the first copy. Used by the ``derive`` and ``recompute`` suites.
+
+``build_history_store(path, archive)``: the store of a ``valuechain synth --history`` archive
+(``$BENCH_HISTORY`` names one for the ``trend`` and ``recompute`` suites), every file imported
+as its manifest says, or without derivation for a suite that derives it itself.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from bench.common import OUT, console
 from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
+from valuechain.synth.history_manifest import manifest_path, read_manifest
 
 BASE_TRIALS = 10_000  # 10 runs x 25 cases x 4 models x 10 repetitions
 
@@ -96,6 +101,23 @@ def build_evidence_store(path: Path, trials: int) -> Database:
     db.clear_pending(source for (source,) in db.con.execute(_SOURCES).fetchall())
     traces = db.con.execute("SELECT count(DISTINCT trace_id) FROM core.spans").fetchall()[0][0]
     return built(db, f"{traces:,} traces ({copies} copies of {BASE_TRIALS:,} trials)", start)
+
+
+def build_history_store(path: Path, archive: Path, *, derive: bool = True) -> Database:
+    """A ``synth --history`` archive's store: each file at the analyzer its manifest names
+    (``derive=False``: nothing derived nor pending, the suite derives every trace itself)."""
+    start = time.perf_counter()
+    for stale in (path, Path(f"{path}.wal")):
+        stale.unlink(missing_ok=True)
+    db, manifest = Database(path), read_manifest(archive)
+    folder = manifest_path(archive).parent
+    for file in manifest.files:
+        options = ImportOptions(derive=derive, analyzer=file.analyzer)
+        assert import_paths(db, [folder / file.path], options).ok
+    if not derive:
+        db.clear_pending(source for (source,) in db.con.execute(_SOURCES).fetchall())
+    runs = len(manifest.runs)
+    return built(db, f"history {archive}: {runs} runs over {manifest.weeks} weeks", start)
 
 
 def built(db: Database, what: str, start: float) -> Database:

@@ -19,11 +19,14 @@ Cases (the default document kind: derived chains at the current analyzer, overal
 - ``trend table``     the verb's 80-column view from those frames
 Then, to explain the cost: the parity macro over every document's flat facts (what deciding
 partition membership costs each trend), and over the stored documents themselves.
+``$BENCH_HISTORY`` (a ``valuechain synth --history`` folder) times the same cases over that
+archive's store instead, imported as its manifest says.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -35,12 +38,14 @@ from rich.console import Console
 import valuechain
 from bench.common import Timing, console, report, timed
 from bench.materialize import build_store
+from bench.stores import build_history_store
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.query.trend import trend_request
 from valuechain.report.trend import render_trend, trend_json
 
 RUNS = 10_000
 TRIALS_PER_RUN = 20
+HISTORY = os.environ.get("BENCH_HISTORY")  # an archive's folder: its store instead
 
 BASELINE = """
 SELECT run_id, stage, count(*) AS n, min(measured_pass_rate), min(reach_rate),
@@ -62,6 +67,9 @@ DOCUMENTS = (
 
 
 def _store(path: Path) -> None:
+    if HISTORY:  # the imports materialized every run they touched
+        build_history_store(path, Path(HISTORY)).close()
+        return
     db = build_store(path, RUNS * TRIALS_PER_RUN, per_run=TRIALS_PER_RUN)
     start = time.perf_counter()
     documents = materialize_runs(db.con, validate=False)
@@ -83,7 +91,8 @@ def _seconds(store: valuechain.Store, sql: str) -> str:
 
 
 def run(size_mb: int) -> None:
-    """Run the suite. ``size_mb`` is ignored: the store is fixed at 10,000 runs."""
+    """Run the suite. ``size_mb`` is ignored: the store is fixed at 10,000 runs (or is the
+    archive's of ``$BENCH_HISTORY``)."""
     del size_mb
     with tempfile.TemporaryDirectory(prefix="valuechain-bench-") as tmp:
         path = Path(tmp) / "trend.duckdb"
@@ -149,9 +158,8 @@ def run(size_mb: int) -> None:
                 "measurements_schema_version",
             ).n_unique()
             facts, documents = _seconds(store, FACTS), _seconds(store, DOCUMENTS)
-    report(
-        f"trend ({RUNS:,} runs; 'MB' = million stage_rates rows read)", timings, baseline="group by"
-    )
+    runs = f"history {HISTORY}" if HISTORY else f"{RUNS:,} runs"
+    report(f"trend ({runs}; 'MB' = million stage_rates rows read)", timings, baseline="group by")
     base = timings[0].seconds
     for t in timings[1:]:
         console.print(f"{t.name}: {t.seconds * 1e3:.0f} ms = {t.seconds / base:.1f}x the GROUP BY")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from valuechain._version import __version__
-from valuechain.api import Store, decode, open
+from valuechain.api import Store, decode, open, synth_history
 from valuechain.errors import ValuechainError
 
-__all__ = ["Store", "ValuechainError", "__version__", "decode", "open"]
+__all__ = ["Store", "ValuechainError", "__version__", "decode", "open", "synth_history"]

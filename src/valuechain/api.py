@@ -48,6 +48,8 @@ from valuechain.query.trial import TrialView, first_failing_trial, trial_view
 from valuechain.query.verdict import VerdictView, verdict_view
 from valuechain.store import Database, PendingDerivation, open_database
 from valuechain.store.maintenance import StoreInfo, store_info
+from valuechain.synth.history import write_history
+from valuechain.synth.history_manifest import HistoryFile, HistoryManifest, read_manifest
 
 
 class Store:
@@ -80,6 +82,23 @@ class Store:
             analyzer=analyzer,
         )
         return import_paths(self.db, paths, options, on_progress)
+
+    def import_history(
+        self, path: str | Path, *, on_progress: ProgressFn | ImportProgress | None = None
+    ) -> list[tuple[HistoryFile, ImportReport]]:
+        """Import a `write_history` archive (its folder or `history.json`) file by file, in
+        week order, each at the analyzer version its manifest names."""
+        manifest, folder = read_manifest(path), Path(path)
+        folder = folder if folder.is_dir() else folder.parent
+        return [
+            (
+                file,
+                self.import_paths(
+                    [folder / file.path], analyzer=file.analyzer, on_progress=on_progress
+                ),
+            )
+            for file in manifest.files
+        ]
 
     def derive(
         self, *, analyzer: int = STAGE_ANALYZER_VERSION, on_progress: ImportProgress | None = None
@@ -343,6 +362,13 @@ def open(
             wait=wait,
         )
     )
+
+
+def synth_history(folder: str | Path, *, weeks: int = 6, seed: int = 0) -> HistoryManifest:
+    """Write a seeded synthetic history of ``weeks`` weeks into ``folder`` (one export per
+    week and `history.json`, what `valuechain synth --history` writes); `Store.import_history`
+    builds a store from it."""
+    return write_history(folder, weeks=weeks, seed=seed)
 
 
 def decode(

@@ -6,23 +6,44 @@ import sys
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from valuechain import api
-from valuechain.cli.app import main, out
+from valuechain.cli.app import err, main, out
 from valuechain.cli.ingest import print_import_report, run_import
 from valuechain.cli.messages import quiet
 from valuechain.cli.options import examples
+from valuechain.cli.progress import ImportBar
 from valuechain.cli.sample import sample_export_path
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
 from valuechain.report.funnel import render_funnel
 from valuechain.report.tables import fitted_table
 from valuechain.report.trial import render_trial
+from valuechain.synth.history import MAX_WEEKS, MIN_WEEKS, PREVIOUS_ANALYZER
+from valuechain.synth.history_manifest import MANIFEST_NAME
 
 DEMO_STORE = "valuechain-demo.duckdb"
 
 
 # ---------------------------------------------------------------------------- synth / demo
 @main.command()
+@click.option(
+    "--history",
+    "history_weeks",
+    type=click.IntRange(min=MIN_WEEKS, max=MAX_WEEKS),
+    metavar="WEEKS",
+    help="Write a seeded multi-week archive into the folder --out instead: one NDJSON export "
+    "per week (several suites and run groups, a config change, a regression and its fix, "
+    "provisional and group-less runs, the first weeks for analyzer 11) and history.json, "
+    "which says which file imports at which analyzer.",
+)
+@click.option(
+    "--store",
+    "history_store",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --history: then import the archive into this store, each week at its analyzer.",
+)
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--cases", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--models", type=click.IntRange(min=1), default=2, show_default=True)
@@ -31,9 +52,9 @@ DEMO_STORE = "valuechain-demo.duckdb"
 @click.option(
     "--out",
     "out_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     required=True,
-    help="Where to write the export.",
+    help="Where to write the export (with --history: the archive's folder).",
 )
 @click.option("--ndjson", is_flag=True, help="One request per line (collector file style).")
 @click.option("--gzip", "gzip_", is_flag=True, help="gzip the output.")
@@ -65,8 +86,13 @@ DEMO_STORE = "valuechain-demo.duckdb"
 @examples(
     "valuechain synth --runs 2 --failures --out run.json",
     "valuechain synth --ndjson --gzip --seed 7 --out run.jsonl.gz",
+    "valuechain synth --history 6 --out history --store history.duckdb",
 )
+@click.pass_context
 def synth(
+    ctx: click.Context,
+    history_weeks: int | None,
+    history_store: Path | None,
     runs: int,
     cases: int,
     models: int,
@@ -82,8 +108,18 @@ def synth(
     failures: bool,
     verdict_policy: bool,
 ) -> None:
-    """Write a realistic synthetic export (deterministic for a seed), in bounded memory."""
+    """Write a realistic synthetic export (deterministic for a seed), in bounded memory;
+    with --history WEEKS, a seeded multi-week archive (and --store, a store built from it)."""
     from valuechain.synth import SynthConfig, write_export  # noqa: PLC0415 (slow import)
+
+    if history_weeks is not None:
+        _refuse_with_history(ctx)
+        write_history(out_path, history_weeks, seed, history_store)
+        return
+    if history_store is not None:
+        raise UsageError("--store", "only --history builds a store", "add --history WEEKS")
+    if out_path.is_dir():
+        raise UsageError(str(out_path), "is a folder", "name a file, or add --history WEEKS")
 
     config = SynthConfig(
         runs=runs,
@@ -108,10 +144,69 @@ def synth(
             f"cannot write the export ({exc.strerror})",
             "check that the folder exists and is writable",
         ) from exc
+    if quiet():
+        return
     out.print(
         f"wrote {summary.path}: {summary.bytes_written} bytes, {summary.runs} runs, "
         f"{summary.trials} trials, {summary.spans} spans"
     )
+
+
+_EXPORT_ONLY = frozenset(  # the options of one export, which an archive has no use for
+    {"runs", "cases", "models", "reps", "ndjson", "gzip_", "proto", "zstd_", "zstd_legacy"}
+    | {"redacted", "failures", "verdict_policy"}
+)
+
+
+def _refuse_with_history(ctx: click.Context) -> None:
+    """The shape and format options of a single export mean nothing to an archive."""
+    given = [
+        param.opts[0]
+        for param in ctx.command.params
+        if param.name in _EXPORT_ONLY
+        and ctx.get_parameter_source(param.name) is not ParameterSource.DEFAULT
+    ]
+    if given:
+        raise UsageError(
+            "/".join(given),
+            "the archive of --history has its own shape and format",
+            "drop them, or drop --history",
+        )
+
+
+def write_history(folder: Path, weeks: int, seed: int, store_path: Path | None) -> None:
+    """Write the archive, then (``store_path``) import it file by file at its analyzers."""
+    try:
+        manifest = api.synth_history(folder, weeks=weeks, seed=seed)
+    except OSError as exc:
+        raise UsageError(
+            str(folder),
+            f"cannot write the archive ({exc.strerror})",
+            "check that the folder can be created and written",
+        ) from exc
+    old = [f"{f.week}" for f in manifest.files if f.analyzer != STAGE_ANALYZER_VERSION]
+    suites = len({run.suite_id for run in manifest.runs})
+    out.print(
+        f"wrote {folder}: {weeks} weeks from {manifest.start}, {len(manifest.runs)} runs of "
+        f"{suites} suites, {sum(run.trials for run in manifest.runs)} trials in "
+        f"{len(manifest.files)} files; {MANIFEST_NAME} imports weeks {old[0]}–{old[-1]} at "
+        f"analyzer {PREVIOUS_ANALYZER}, the rest at {STAGE_ANALYZER_VERSION}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if store_path is None:
+        return
+    with api.open(store_path) as store, ImportBar(err) as bar:
+        imported = store.import_history(folder, on_progress=bar)
+    for file, report in imported:
+        out.print(
+            f"{file.path} (week of {file.week_start}) at analyzer {file.analyzer}: "
+            f"{len(file.runs)} runs, {report.traces} trials",
+            highlight=False,
+        )
+    if not all(report.ok for _, report in imported):
+        sys.exit(1)
+    out.print(f"next: valuechain --store {store_path} trend, then recompute", highlight=False)
 
 
 @main.command()

@@ -63,8 +63,14 @@ def _new_case(rng: random.Random, server: Server, i: int) -> Case:
     )
 
 
-def build_suite(config: SynthConfig) -> Suite:
-    """Draw the export's suite: one server, `config.cases` cases, the run revisions."""
+def case_set_fingerprint(cases: tuple[Case, ...]) -> str:
+    """The `mcp.app.run.case_set_fingerprint` of a set of cases: a hash of their keys."""
+    return "csf_" + hashlib.sha256("|".join(c.key for c in cases).encode()).hexdigest()[:10]
+
+
+def build_suite(config: SynthConfig, server: Server | None = None) -> Suite:
+    """Draw the export's suite: one server (drawn unless given), `config.cases` cases, the
+    run revisions."""
     counts = (config.runs, config.cases, config.reps)
     if min(counts) < 1 or not 1 <= config.models <= len(MODELS) or config.start_unix_nano < 0:
         raise ValueError(
@@ -72,7 +78,8 @@ def build_suite(config: SynthConfig) -> Suite:
             "start_unix_nano >= 0. Hint: add pairs to valuechain.synth_attrs.MODELS for more."
         )
     rng = seeded(config, "suite")
-    server = rng.choice(SERVERS)
+    drawn = rng.choice(SERVERS)  # drawn either way: a given server leaves the stream as is
+    server = server or drawn
     cases = tuple(_new_case(rng, server, i) for i in range(config.cases))
     revisions, revision = [], rng.randint(1, 40)
     for _ in range(config.runs):  # the suite's config is edited now and then between runs
@@ -97,7 +104,7 @@ def build_suite(config: SynthConfig) -> Suite:
             datetime.fromtimestamp(created_ms // 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         ),
     ]
-    fingerprint = "csf_" + hashlib.sha256("|".join(c.key for c in cases).encode()).hexdigest()[:10]
+    fingerprint = case_set_fingerprint(cases)
     tools = {t.name: t for t in server.tools}
     return Suite(
         server,
