@@ -24,10 +24,17 @@ import valuechain
 from valuechain.contract.tables import STORED_TABLES
 from valuechain.derive.routing import KIND_TABLE
 from valuechain.errors import UsageError, VersionAheadError
-from valuechain.materialize.analytics import materialize_runs
-from valuechain.pipeline.derive import derive_traces, load_trials
+from valuechain.materialize.analytics import materialize_in_transaction, materialize_runs
+from valuechain.pipeline import recompute as recompute_module
+from valuechain.pipeline.derive import (
+    DEFAULT_BATCH_TRACES,
+    derive_traces,
+    load_trials,
+    staged_batches,
+    write_batch,
+)
 from valuechain.pipeline.imports import ImportOptions, import_paths
-from valuechain.pipeline.recompute import plan_recompute, recompute
+from valuechain.pipeline.recompute import RECOMPUTE_BATCH_TRACES, plan_recompute, recompute
 from valuechain.query.trend import PARTITION_KEY
 from valuechain.store import Database
 from valuechain.synth import SynthConfig, write_export
@@ -426,4 +433,64 @@ def test_an_interrupted_recompute_resumes_to_the_same_store(
         assert sorted(derived_versions(db).values()) == [[11]] * (RUNS - 1) + [[11, 12]]
         resumed = recompute(db, batch_traces=1)
         assert len(resumed.plan.batches) == RUNS - 1
+        assert dump(db) == expected
+
+
+TRIALS_PER_RUN = 24  # 6 cases x 2 models x 2 repetitions, one trace each
+
+
+@pytest.mark.parametrize(
+    ("batch_traces", "stage_traces", "commits", "chunks"),
+    [
+        (1, 1, RUNS, RUNS),  # a run per commit, staged alone
+        (2 * TRIALS_PER_RUN, TRIALS_PER_RUN, 2, RUNS),  # two runs, then one
+        (RECOMPUTE_BATCH_TRACES, TRIALS_PER_RUN, 1, RUNS),  # the default: one commit for all
+        (RECOMPUTE_BATCH_TRACES, DEFAULT_BATCH_TRACES, 1, 1),
+    ],
+)
+def test_a_batch_is_staged_in_chunks_and_committed_with_one_materialization(
+    store_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    batch_traces: int,
+    stage_traces: int,
+    commits: int,
+    chunks: int,
+) -> None:
+    """Chunks are staged as the derive step stages, but each batch of whole runs is one write
+    and one materialization of its runs (one per chunk cost a recompute twice the derive step
+    that wrote the chains); the store is the same however the work is cut."""
+    reference = tmp_path / "reference.duckdb"
+    shutil.copy(store_path, reference)
+    with Database(reference) as db:
+        recompute(db, batch_traces=1, stage_traces=1)
+        expected = dump(db)
+    staged: list[int] = []
+    writes: list[int] = []
+    materialized: list[list[str]] = []
+
+    def staging(db: Database, batches: list[list[bytes]], analyzer: int) -> Any:
+        staged.extend(len(b) for b in batches)
+        return staged_batches(db, batches, analyzer)
+
+    def write(db: Database, batch: Any, analyzer: int, changed: bool, then: Any) -> None:
+        writes.append(batch.traces.num_rows)
+        write_batch(db, batch, analyzer, changed, then=then)
+
+    def materialize(con: Any, runs: list[str], **kwargs: Any) -> int:
+        materialized.append(runs)
+        return materialize_in_transaction(con, runs, **kwargs)
+
+    monkeypatch.setattr(recompute_module, "staged_batches", staging)
+    monkeypatch.setattr(recompute_module, "write_batch", write)
+    monkeypatch.setattr(recompute_module, "materialize_in_transaction", materialize)
+    with Database(store_path) as db:
+        result = recompute(db, batch_traces=batch_traces, stage_traces=stage_traces)
+        assert len(result.plan.batches) == commits
+        assert len(staged) == chunks and sum(staged) == RUNS * TRIALS_PER_RUN
+        assert len(writes) == commits and sum(writes) == RUNS * TRIALS_PER_RUN
+        assert [len(runs) for runs in materialized] == [
+            len(b.stored_run_ids) for b in result.plan.batches
+        ]
+        assert sorted(r for runs in materialized for r in runs) == sorted(result.runs)
         assert dump(db) == expected

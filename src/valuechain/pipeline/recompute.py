@@ -3,10 +3,17 @@
 CONTRACT §7.3's re-analysis job. A trace is stale for the target analyzer (default: the
 current one) when its evidence changed since it was derived, or when a trial of it has derived
 chains only at older versions (``query/staleness.py``). Stale traces are widened to whole runs
-(run-level facts see every trial) and cut into batches of runs; each batch is derived with the
-derive step's own machinery (``pipeline/derive.py``: no export file is read again) and written
-together with its runs' documents in one transaction, so an interrupted recompute leaves every
-batch either done or untouched, and the next one resumes with what is still stale.
+(run-level facts see every trial) and cut into batches of runs, each batch into the derive
+step's small staging chunks. The chunks are staged with the derive step's own machinery
+(``pipeline/derive.py``: worker processes, no export file is read again); a batch's chunks are
+written together with its runs' documents in one transaction, so an interrupted recompute leaves
+every batch either done or untouched, and the next one resumes with what is still stale.
+
+A batch (``RECOMPUTE_BATCH_TRACES``) is larger than a staging chunk (``DEFAULT_BATCH_TRACES``)
+because each commit rebuilds its runs' documents, and a materialization has a cost of its own
+beside its runs': one per staging chunk made a recompute cost about twice the derive step that
+wrote the chains (which materializes once, at the end). Memory stays bounded by a batch's staged
+tables, never its evidence rows.
 
 Chains at other versions stay beside the new ones (a reader can still compare within an old
 version) until ``prune`` drops the derived chains older than the target of trials that have one
@@ -23,28 +30,34 @@ from functools import partial
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError, VersionAheadError
 from valuechain.materialize.analytics import materialize_in_transaction
 from valuechain.pipeline.derive import (
     DEFAULT_BATCH_TRACES,
+    combined,
     run_batches,
-    stage_batch,
     staged_batches,
     write_batch,
 )
+from valuechain.pipeline.staging import StagedBatch
 from valuechain.query.staleness import prunable, stale_traces, state_flips, versions_ahead
 from valuechain.store import Database
 
 BatchFn = Callable[[int, int, int], None]  # (batches done, batches in all, trials in the batch)
 
+# Traces (≈ trials) per committed batch of whole runs: a commit and its runs' documents each.
+RECOMPUTE_BATCH_TRACES = 20_000
+
 
 @dataclass(frozen=True, slots=True)
 class RecomputeBatch:
-    """Whole runs re-derived in one transaction."""
+    """Whole runs re-derived in one transaction, staged in chunks of whole runs."""
 
     traces: list[bytes]
+    chunks: tuple[list[bytes], ...]  # the traces cut for staging (the derive step's batches)
     evidence_changed: bool  # rebuild every analyzer version of these runs, not only the target
     stored_run_ids: tuple[str, ...]  # the runs their stored trials name (re-materialized too)
 
@@ -86,11 +99,13 @@ def recompute(
     runs: Sequence[str] | None = None,
     dry_run: bool = False,
     prune: bool = False,
-    batch_traces: int = DEFAULT_BATCH_TRACES,
+    batch_traces: int = RECOMPUTE_BATCH_TRACES,
+    stage_traces: int = DEFAULT_BATCH_TRACES,
     on_batch: BatchFn | None = None,
 ) -> RecomputeResult:
     """Re-derive every stale trial at ``analyzer`` (of ``runs``; None: every run), batch by
-    batch, then (``prune``) drop older derived chains; ``dry_run`` writes nothing.
+    batch (``batch_traces`` per commit, staged ``stage_traces`` at a time), then (``prune``)
+    drop older derived chains; ``dry_run`` writes nothing.
 
     Raises:
         VersionAheadError: ``analyzer``, or a derived chain or document in the store, is newer
@@ -98,13 +113,16 @@ def recompute(
         UsageError: ``analyzer`` is not one valuechain can derive at.
     """
     check_target(db, analyzer)
-    plan = plan_recompute(db, analyzer, runs=runs, batch_traces=batch_traces)
+    plan = plan_recompute(
+        db, analyzer, runs=runs, batch_traces=batch_traces, stage_traces=stage_traces
+    )
     if dry_run:
         return _preview(db, plan, runs if runs is None else list(runs), prune)
     trials, documents, touched_runs = 0, 0, set[str]()
-    # Staged in worker processes (as the derive step is) while this one writes, in order.
-    staging = staged_batches(db, [batch.traces for batch in plan.batches], analyzer)
-    for done, (batch, staged) in enumerate(zip(plan.batches, staging, strict=True), start=1):
+    # Staged chunk by chunk in worker processes (as the derive step is) while this one writes.
+    staging = staged_batches(db, [c for batch in plan.batches for c in batch.chunks], analyzer)
+    for done, batch in enumerate(plan.batches, start=1):
+        staged = merged([next(staging) for _ in batch.chunks])
         batch_runs = sorted({*staged.summary.run_ids, *batch.stored_run_ids})
         written: list[int] = []
         # Behind only: the runs' chains at other versions are untouched, so are their documents.
@@ -120,6 +138,18 @@ def recompute(
     return RecomputeResult(
         plan, False, trials, tuple(sorted(touched_runs)), documents, pruned=pruned
     )
+
+
+def merged(chunks: Sequence[StagedBatch]) -> StagedBatch:
+    """Staged chunks as one batch: each table's rows in chunk order, the counts summed."""
+    if len(chunks) == 1:
+        return chunks[0]
+    tables = {
+        name: pa.concat_tables([c.tables[name] for c in chunks], promote_options="default")
+        for name in chunks[0].tables
+    }
+    traces = pa.concat_tables([c.traces for c in chunks])
+    return StagedBatch(traces, tables, combined([c.summary for c in chunks]))
 
 
 def _materialize_into(
@@ -165,10 +195,13 @@ def plan_recompute(
     analyzer: int,
     *,
     runs: Sequence[str] | None = None,
-    batch_traces: int = DEFAULT_BATCH_TRACES,
+    batch_traces: int = RECOMPUTE_BATCH_TRACES,
+    stage_traces: int = DEFAULT_BATCH_TRACES,
 ) -> RecomputePlan:
-    """The stale traces for ``analyzer``, widened to whole runs and cut into batches: runs
-    whose evidence changed first (every version rebuilt), then runs only behind the target."""
+    """The stale traces for ``analyzer``, widened to whole runs and cut into batches of at
+    most ``batch_traces`` (a larger run stays whole), each into staging chunks of at most
+    ``stage_traces``: runs whose evidence changed first (every version rebuilt), then runs
+    only behind the target."""
     stale = stale_traces(db.con, analyzer)
     if not stale:  # the common case: skip reading every trace's run (a scan of the attributes)
         return RecomputePlan(analyzer, (), (), 0, 0, 0)
@@ -186,7 +219,8 @@ def plan_recompute(
         touched = [t for t, k in trace_runs if k in keys]
         for traces in run_batches(trace_runs, batch_traces, touched=touched) if touched else []:
             stored = {r for t in traces if t in by_trace for r in by_trace[t].run_ids}
-            batches.append(RecomputeBatch(traces, evidence_changed, tuple(sorted(stored))))
+            chunks = tuple(run_batches([(t, run_key[t]) for t in traces], stage_traces))
+            batches.append(RecomputeBatch(traces, chunks, evidence_changed, tuple(sorted(stored))))
     return RecomputePlan(
         analyzer,
         tuple(batches),
@@ -202,14 +236,14 @@ def _preview(
 ) -> RecomputeResult:
     """Derive every batch in memory and count what would change; write nothing."""
     trials, new_chains, flips = 0, 0, []
-    touched_runs: set[str] = set()
-    for batch in plan.batches:
-        staged = stage_batch(db, batch.traces, plan.target)
+    touched_runs: set[str] = {r for batch in plan.batches for r in batch.stored_run_ids}
+    chunks = [c for batch in plan.batches for c in batch.chunks]
+    for staged in staged_batches(db, chunks, plan.target):
         found, new = state_flips(db.con, staged.tables["stage_chain"], plan.target)
         flips.append(found)
         trials += staged.summary.trials
         new_chains += new
-        touched_runs.update({*staged.summary.run_ids, *batch.stored_run_ids})
+        touched_runs.update(staged.summary.run_ids)
     return RecomputeResult(
         plan,
         True,
@@ -243,10 +277,12 @@ def _prune(db: Database, analyzer: int, runs: Sequence[str] | None) -> pl.DataFr
 
 
 __all__ = [
+    "RECOMPUTE_BATCH_TRACES",
     "RecomputeBatch",
     "RecomputePlan",
     "RecomputeResult",
     "check_target",
+    "merged",
     "plan_recompute",
     "recompute",
 ]
