@@ -20,6 +20,7 @@ class Phase(StrEnum):
     COMMIT = "commit"
     DERIVE = "derive"
     MATERIALIZE = "materialize"
+    EXPORT = "export"
 
 
 UNITS: dict[Phase, str] = {
@@ -28,6 +29,7 @@ UNITS: dict[Phase, str] = {
     Phase.COMMIT: "",
     Phase.DERIVE: "traces",
     Phase.MATERIALIZE: "runs",
+    Phase.EXPORT: "tables",
 }
 
 
