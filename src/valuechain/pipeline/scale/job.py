@@ -14,8 +14,7 @@
    `materialize_runs` in a DuckDB of that run alone, and written by the export's statements
    in the export layout (``pipeline.export``) below the output folder.
 
-The output is written beside ``DIR`` and renamed into place at the end. ``store`` also loads
-the derived tables into a new store file and materializes its runs there.
+The output is written beside ``DIR`` and renamed into place at the end.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
@@ -35,13 +34,12 @@ import pyarrow.compute as pc
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
-from valuechain.materialize.analytics import epoch_ms, materialize_runs, utc_now
+from valuechain.materialize.analytics import epoch_ms, utc_now
 from valuechain.pipeline.export import check_target, fill_empty_tables, swap_in
 from valuechain.pipeline.imports import plan
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.scale import stages
 from valuechain.pipeline.scale.rows import TRACE_SOURCES, run_keys
-from valuechain.store import open_database
 
 RAY_HINT = "install the extra: pip install 'valuechain[ray]'"
 RAY_ADDRESS_ENV = "RAY_ADDRESS"
@@ -69,16 +67,12 @@ class ScaleSummary:
     documents: int
     rejected: tuple[RejectedFile, ...] = ()
     duplicates: tuple[str, ...] = ()
-    store: Path | None = None
-    skipped: tuple[str, ...] = field(default=())
 
     def describe(self) -> str:
         text = (
             f"derived {self.derived} chains over {self.trials} trials in {len(self.runs)} runs "
             f"from {self.files} files ({self.bytes_read:,} bytes) into {self.path}"
         )
-        if self.store is not None:
-            text += f"; loaded into {self.store}"
         return text
 
 
@@ -96,7 +90,6 @@ def scale_paths(
     paths: Iterable[str | Path],
     out: str | Path,
     *,
-    store: str | Path | None = None,
     analyzer: int = STAGE_ANALYZER_VERSION,
     overwrite: bool = False,
     clock: Callable[[], datetime] = utc_now,
@@ -110,7 +103,7 @@ def scale_paths(
 
     Raises:
         UsageError: a path matches nothing, Ray is missing, ``out`` is not empty (without
-            ``overwrite``), or ``store`` exists already.
+            ``overwrite``).
     """
     files, missing, _skipped = plan(paths)
     if missing:
@@ -120,20 +113,13 @@ def scale_paths(
         raise UsageError("PATHS", "no export files found", "name export files or folders")
     target = Path(out).resolve()
     check_target(target, overwrite, None, "--out")
-    store_path = Path(store).resolve() if store is not None else None
-    if store_path is not None and (store_path.exists() or store_path.is_relative_to(target)):
-        raise UsageError(
-            f"--store {store_path}",
-            "the store exists already, or would sit inside --out",
-            "name a new store file outside --out; scale writes a fresh one",
-        )
     ray = require_ray()
     started = _init(ray, num_cpus)
     progress = progress or Silent()
     staging = target.parent / f".{target.name}.scale-{uuid.uuid4().hex[:12]}"
     staging.mkdir(parents=True)
     try:
-        summary = _run(ray, files, staging, store_path, analyzer, epoch_ms(clock()), progress)
+        summary = _run(ray, files, staging, analyzer, epoch_ms(clock()), progress)
         fill_empty_tables(staging, stages.SCALE_TABLES)
         swap_in(staging, target)
     except BaseException:
@@ -160,7 +146,6 @@ def _run(
     ray: Any,
     files: Sequence[Path],
     out: Path,
-    store: Path | None,
     analyzer: int,
     now_ms: int,
     progress: ImportProgress,
@@ -194,37 +179,24 @@ def _run(
                 "out": str(out),
                 "analyzer": analyzer,
                 "now_ms": now_ms,
-                "keep_tables": store is not None,
             },
             batch_format="pyarrow",
         )
     )
     totals = {"traces": 0, "trials": 0, "derived": 0, "documents": 0}
     runs: list[str] = []
-    loader = _StoreLoader(store, analyzer) if store is not None else None
-    try:
-        for batch in derived.iter_batches(batch_format="pyarrow", batch_size=None):
-            for row in batch.to_pylist():
-                for name in totals:
-                    totals[name] += row[name]
-                runs.extend(row["run_ids"])
-                if loader is not None:
-                    loader.add(row["tables"])
-                progress.advance(row["traces"])
-        if loader is not None:
-            progress.start(Phase.MATERIALIZE, len(runs))
-            loader.finish(runs, now_ms)
-            progress.advance(len(runs))
-    finally:
-        if loader is not None:
-            loader.close()
+    for batch in derived.iter_batches(batch_format="pyarrow", batch_size=None):
+        for row in batch.to_pylist():
+            for name in totals:
+                totals[name] += row[name]
+            runs.extend(row["run_ids"])
+            progress.advance(row["traces"])
     return {
         "files": len(files),
         "bytes_read": sizes,
         "runs": tuple(sorted(runs)),
         "rejected": sources.rejected,
         "duplicates": sources.duplicates,
-        "store": store,
         **totals,
     }
 
@@ -272,22 +244,3 @@ def source_numbers(files: pa.Table) -> SourceNumbers:
             ids[row["source_index"]] = len(ids) + 1
             sha256[len(ids)] = row["sha256"]
     return SourceNumbers(ids, sha256, tuple(rejected), tuple(duplicates))
-
-
-class _StoreLoader:
-    """``--store``: every run's staged tables written into a new store, then materialized."""
-
-    def __init__(self, path: Path, analyzer: int) -> None:
-        self.db = open_database(path)
-        self.analyzer = analyzer
-
-    def add(self, blob: bytes) -> None:
-        traces, tables = stages.staged_tables(blob)
-        self.db.replace_trials(traces, tables, analyzer=self.analyzer, replace_all_versions=True)
-
-    def finish(self, runs: Sequence[str], now_ms: int) -> None:
-        if runs:
-            materialize_runs(self.db.con, sorted(runs), clock=stages.fixed_clock(now_ms))
-
-    def close(self) -> None:
-        self.db.close()

@@ -8,7 +8,6 @@ code — `decode_export`, the evidence adapter and analyzer behind `stage_rows`,
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,8 +28,8 @@ from valuechain.pipeline.scale.rows import (
     keyed_rows,
 )
 from valuechain.pipeline.scale.rows import trace_sources as trace_source_rows
-from valuechain.pipeline.staging import StagedBatch, stage_rows
-from valuechain.store import Database
+from valuechain.pipeline.staging import stage_rows
+from valuechain.store import Database, sqlfiles
 
 # What the scale-out path writes per run: the derived trial tables and the run's documents.
 SCALE_TABLES = (*TRIAL_TABLES, *RUN_TABLES)
@@ -57,7 +56,6 @@ RUNS_SCHEMA = pa.schema(
         ("derived", pa.int64()),
         ("issues", pa.int64()),
         ("documents", pa.int64()),
-        ("tables", pa.binary()),  # the staged tables as Arrow IPC, for --store (else empty)
     ]
 )
 
@@ -133,20 +131,24 @@ def key_rows(batch: pa.Table, *, run_keys: pa.Table, source_ids: Mapping[int, in
 
 
 def derive_run(
-    group: pa.Table,
-    *,
-    sha256: Mapping[int, str],
-    out: str,
-    analyzer: int,
-    now_ms: int,
-    keep_tables: bool = False,
+    group: pa.Table, *, sha256: Mapping[int, str], out: str, analyzer: int, now_ms: int
 ) -> pa.Table:
-    """One run's rows → its trials, chains and documents, written below ``out`` in the
-    export layout by a DuckDB store of this run alone (in memory); one `RUNS_SCHEMA` row."""
-    staged = stage_rows(assemble(group, sha256), analyzer)
+    """One run's rows → its trials, chains, documents and verdicts, written below ``out`` in
+    the export layout by a DuckDB store of this run alone (in memory); one `RUNS_SCHEMA` row.
+
+    The store holds the run's assembled span and attribute rows too (``sql/scale``): the
+    verdict step reads the trial roots' keys there, as it does in an imported store.
+    """
+    rows = assemble(group, sha256)
+    staged = stage_rows(rows, analyzer)
     runs = list(staged.summary.run_ids)
     db = Database(":memory:")
     try:
+        evidence = {"run_spans": rows.spans, "run_attributes": rows.attributes}
+        for name, table in evidence.items():
+            db.con.register(name, table)
+        for sql in sqlfiles.folder("scale"):
+            db.con.execute(sql.text)
         db.replace_trials(
             staged.traces, staged.tables, analyzer=analyzer, replace_all_versions=True
         )
@@ -165,7 +167,6 @@ def derive_run(
                 "derived": summary.derived,
                 "issues": summary.issues,
                 "documents": documents,
-                "tables": staged_ipc(staged) if keep_tables else b"",
             }
         ],
         RUNS_SCHEMA,
@@ -176,32 +177,3 @@ def fixed_clock(now_ms: int) -> Callable[[], datetime]:
     """The one materialization time every worker stamps (the driver's start)."""
     moment = datetime.fromtimestamp(now_ms / 1000, UTC)
     return lambda: moment
-
-
-def staged_ipc(staged: StagedBatch) -> bytes:
-    """A run's staged tables as one Arrow IPC stream per table, framed by name."""
-    sink = io.BytesIO()
-    for name, table in {"traces": staged.traces, **staged.tables}.items():
-        payload = pa.BufferOutputStream()
-        with pa.ipc.new_stream(payload, table.schema) as writer:
-            writer.write_table(table)
-        blob = payload.getvalue().to_pybytes()
-        label = name.encode()
-        sink.write(len(label).to_bytes(2, "big") + label + len(blob).to_bytes(8, "big") + blob)
-    return sink.getvalue()
-
-
-def staged_tables(blob: bytes) -> tuple[pa.Table, dict[str, pa.Table]]:
-    """`staged_ipc`'s tables again: the touched traces and the derived tables."""
-    tables: dict[str, pa.Table] = {}
-    view, at = memoryview(blob), 0
-    while at < len(view):
-        size = int.from_bytes(view[at : at + 2], "big")
-        name = bytes(view[at + 2 : at + 2 + size]).decode()
-        at += 2 + size
-        length = int.from_bytes(view[at : at + 8], "big")
-        at += 8
-        tables[name] = pa.ipc.open_stream(pa.py_buffer(view[at : at + length])).read_all()
-        at += length
-    traces = tables.pop("traces")
-    return traces, tables
