@@ -16,6 +16,7 @@ import click
 import duckdb
 import polars as pl
 from rich.console import Console
+from rich.markup import escape
 
 from valuechain import api
 from valuechain._version import __version__
@@ -57,7 +58,7 @@ class Boundary(click.Group):
 
 
 def fail(message: str) -> NoReturn:
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     sys.exit(1)
 
 
