@@ -19,6 +19,7 @@ The output is written beside ``DIR`` and renamed into place at the end.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import uuid
@@ -151,7 +152,8 @@ def _run(
     progress: ImportProgress,
 ) -> dict[str, Any]:
     context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = False
+    context.enable_progress_bars = False  # the caller's progress bar says how far it is
+    logging.getLogger("ray.data").setLevel(logging.WARNING)  # no per-dataset INFO lines
     items = [{"path": str(p), "source_index": i} for i, p in enumerate(files)]
     sizes = sum(p.stat().st_size for p in files)
     progress.start(Phase.DECODE, sizes, f"{len(files)} files")
