@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from valuechain.cli.app import err, main, open_store, out
-from valuechain.cli.options import require_runs
+from valuechain.cli.options import SOME_RUNS, require_runs
 from valuechain.cli.progress import ImportBar
 
 
@@ -20,13 +20,7 @@ from valuechain.cli.progress import ImportBar
     metavar="DIR",
     help="The folder to write: DIR/<table>/suite_id=…/run_id=…/*.parquet.",
 )
-@click.option(
-    "--runs",
-    "runs_",
-    multiple=True,
-    metavar="RUN",
-    help="Only these runs (repeat the option); default: every run.",
-)
+@SOME_RUNS
 @click.option("--overwrite", is_flag=True, help="Replace DIR when it is not empty.")
 @click.pass_context
 def export(ctx: click.Context, folder: Path, runs_: tuple[str, ...], overwrite: bool) -> None:
