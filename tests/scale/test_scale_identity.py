@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 import polars as pl
@@ -68,7 +69,7 @@ def single_machine(exports: Path, folder: Path) -> Path:
     return out
 
 
-def test_ray_path_equals_single_machine_path(exports: Path, tmp_path: Path) -> None:
+def test_ray_path_equals_single_machine_path(exports: Path, tmp_path: Path, local_ray: Any) -> None:
     # the traces really are split: a trial's spans sit in more than one file
     one = orjson.loads((exports / "part-000.otlp.jsonl").read_bytes().splitlines()[0])
     traced = one["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
@@ -92,6 +93,7 @@ def test_ray_path_equals_single_machine_path(exports: Path, tmp_path: Path) -> N
     assert len(summary.duplicates) == 1
     assert summary.rejected == ()
     assert len(summary.runs) == 3 and summary.trials == summary.derived > 0
+    assert local_ray.is_initialized()  # the session's Ray, left running for the next test
 
     for table in SCALE_TABLES:
         ours, theirs = read(tmp_path / "scaled", table.name), read(expected, table.name)
