@@ -12,6 +12,7 @@ from bench import (
     ingest,
     materialize,
     recompute,
+    scale,
     store_open,
     store_ops,
     tables,
@@ -33,6 +34,7 @@ SUITES = {
     "verdict": verdict.run,
     "coverage": coverage.run,
     "tables": tables.run,
+    "scale": scale.run,
 }
 
 

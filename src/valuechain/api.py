@@ -22,13 +22,15 @@ from valuechain.contract.verdict_policy import PolicyFileError, VerdictPolicyFil
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
-from valuechain.materialize.analytics import materialize_runs
+from valuechain.materialize.analytics import materialize_runs, utc_now
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
+from valuechain.pipeline.export import ExportSummary, export_parquet
 from valuechain.pipeline.follow import FollowRound, follow
 from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn, import_paths
 from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
 from valuechain.pipeline.progress import ImportProgress
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
+from valuechain.pipeline.scale.job import ScaleSummary, scale_paths
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.compare import compare_runs
 from valuechain.query.coverage import coverage_frame, coverage_lint_frame, coverage_request
@@ -310,6 +312,18 @@ class Store:
             self.db.con, run, chains=chains, analyzer=analyzer, policy=parsed, page=page
         )
 
+    def export_parquet(
+        self,
+        path: str | Path,
+        *,
+        runs: Sequence[str] | None = None,
+        overwrite: bool = False,
+        progress: ImportProgress | None = None,
+    ) -> ExportSummary:
+        """The public tables of ``runs`` (None: all) as Hive-partitioned Parquet below
+        ``path`` (``<table>/suite_id=…/run_id=…/``), written aside and renamed into place."""
+        return export_parquet(self.db, path, runs=runs, overwrite=overwrite, progress=progress)
+
     def close(self) -> None:
         self.db.close()
 
@@ -369,6 +383,27 @@ def synth_history(folder: str | Path, *, weeks: int = 6, seed: int = 0) -> Histo
     week and `history.json`, what `valuechain synth --history` writes); `Store.import_history`
     builds a store from it."""
     return write_history(folder, weeks=weeks, seed=seed)
+def scale(
+    paths: Iterable[str | Path],
+    out: str | Path,
+    *,
+    analyzer: int = STAGE_ANALYZER_VERSION,
+    overwrite: bool = False,
+    clock: Callable[[], dt.datetime] | None = None,
+    num_cpus: int = 2,
+    progress: ImportProgress | None = None,
+) -> ScaleSummary:
+    """Derive and materialize exports with Ray Data (``valuechain[ray]``) into ``out``, in the
+    export layout; a local Ray of ``num_cpus`` unless ``$RAY_ADDRESS`` names a cluster."""
+    return scale_paths(
+        paths,
+        out,
+        analyzer=analyzer,
+        overwrite=overwrite,
+        clock=clock or utc_now,
+        num_cpus=num_cpus,
+        progress=progress,
+    )
 
 
 def decode(

@@ -39,7 +39,7 @@ from valuechain.store.disk import storage_error
 from valuechain.store.memory_limit import memory_limit_bytes
 
 # The commands that never open the store of --store (no ``--wait``).
-STORELESS = frozenset({"demo", "schema", "synth"})  # demo: its own store, recreated
+STORELESS = frozenset({"demo", "scale", "schema", "synth"})  # demo: its own store, recreated
 __all__ = ["aside", "err", "out"]  # the consoles every command module prints on
 
 

@@ -71,6 +71,14 @@ TABULAR = format_option(
 )
 DOCUMENT = format_option("table", "json", help="json carries the data itself, every field.")
 RUNS = click.argument("runs_", metavar="[RUN]...", nargs=-1)
+# Some runs of a verb that otherwise takes every run (``--runs A --runs B``).
+SOME_RUNS = click.option(
+    "--runs",
+    "runs_",
+    multiple=True,
+    metavar="RUN",
+    help="Only these runs (repeat the option); default: every run.",
+)
 ANALYZER = click.option(
     "--analyzer",
     type=click.Choice([str(v) for v in SELECTABLE_ANALYZER_VERSIONS]),

@@ -29,6 +29,7 @@ class Phase(StrEnum):
     PURGE = "purge"
     MIGRATE = "migrate"
     VACUUM = "vacuum"
+    EXPORT = "export"
 
 
 UNITS: dict[Phase, str] = {
@@ -42,6 +43,7 @@ UNITS: dict[Phase, str] = {
     Phase.PURGE: "",
     Phase.MIGRATE: "",
     Phase.VACUUM: "",
+    Phase.EXPORT: "tables",
 }
 
 

@@ -1,0 +1,6 @@
+-- The trial_flags rows of the exported runs, each with its trial's suite id for the folder.
+-- Grain: one row per trial: the materializer's input. Reads: core.trial_flags, export_trial_suites, export_runs.
+SELECT x.*, s.suite_id
+FROM core.trial_flags x
+LEFT JOIN export_trial_suites s USING (trial_id)
+WHERE x.run_id IN (SELECT run_id FROM export_runs)

@@ -1,0 +1,6 @@
+-- The analytics_documents rows of the exported runs, each with its run's suite id for the folder.
+-- Grain: one row per (run, chain source, analyzer). Reads: main.analytics_documents, export_run_suites, export_runs.
+SELECT x.*, s.suite_id
+FROM main.analytics_documents x
+LEFT JOIN export_run_suites s USING (run_id)
+WHERE x.run_id IN (SELECT run_id FROM export_runs)
