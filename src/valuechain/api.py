@@ -383,6 +383,8 @@ def synth_history(folder: str | Path, *, weeks: int = 6, seed: int = 0) -> Histo
     week and `history.json`, what `valuechain synth --history` writes); `Store.import_history`
     builds a store from it."""
     return write_history(folder, weeks=weeks, seed=seed)
+
+
 def scale(
     paths: Iterable[str | Path],
     out: str | Path,
