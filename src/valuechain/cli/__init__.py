@@ -9,6 +9,7 @@ from valuechain.cli import (  # noqa: F401 (registers commands)
     funnels,
     ingest,
     recompute,
+    report,
     store,
     tools,
     trend,

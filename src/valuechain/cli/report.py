@@ -1,0 +1,91 @@
+"""``report``: the offline HTML report of some runs, a suite's, or the whole store."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import TracebackType
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+
+from valuechain.cli.app import err, main, open_store, out, store_path
+from valuechain.cli.output import write_output
+from valuechain.report.html import report_request
+
+SHOW_AFTER = 1.0  # seconds: a report faster than this draws no bar at all
+
+
+class StepBar:
+    """A transient bar on ``console`` (standard error) that appears only once the report has
+    taken more than `SHOW_AFTER` seconds, and only on a terminal."""
+
+    def __init__(self, console: Console) -> None:
+        self._progress = Progress(
+            TextColumn("report"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            console=console,
+            transient=True,
+            disable=not console.is_terminal,
+        )
+        self._task: TaskID | None = None
+        self._started = time.monotonic()
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if self._task is None:
+            if time.monotonic() - self._started < SHOW_AFTER:
+                return
+            self._progress.start()
+            self._task = self._progress.add_task(what, total=total)
+        self._progress.update(self._task, completed=done, total=total, description=what)
+
+    def __enter__(self) -> StepBar:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._progress.stop()
+
+
+@main.command()
+@click.option(
+    "--runs",
+    "runs_",
+    multiple=True,
+    metavar="RUN",
+    help="Only these runs (repeat the option); default: every run.",
+)
+@click.option("--suite", help="Only the runs of this suite id.")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="The HTML file to write (replaced whole, never a store).",
+)
+@click.pass_context
+def report(ctx: click.Context, runs_: tuple[str, ...], suite: str | None, out_path: Path) -> None:
+    """Write one self-contained HTML page that works offline: per run its funnel, rates,
+    top failing reasons with next actions, verdict and suite coverage; per trend partition
+    the three rates over time, with the blocked runs and why.
+
+    Example: valuechain report --suite s_1 --out s_1.html
+    """
+    report_request(runs=runs_, suite=suite)  # bad values fail before the store is opened
+    with open_store(ctx, read_only=True) as store, StepBar(err) as bar:
+        page = store.report(runs=runs_, suite=suite, on_step=bar)
+        runs = page.count('<section class="run"')
+    data = page.encode("utf-8")
+    write_output(data, out_path, store_path(ctx), option="--out", example="report.html")
+    out.print(
+        f"wrote {out_path}: {runs} run{'s' * (runs != 1)}, {len(data) / 1000:,.0f} kB",
+        highlight=False,
+    )
