@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from valuechain.contract.documents import SliceRow
 from valuechain.contract.labels import STAGE_LABELS
 from valuechain.contract.rates import (
     MeasuredRate,
@@ -97,12 +96,14 @@ def _label(x: float, y: float, value: str, cls: str = "lbl", anchor: str = "star
 
 
 # --------------------------------------------------------------------------- the funnel
-def funnel_chart(chart_id: str, row: SliceRow, *, width: int = 720) -> Safe:
+def funnel_chart(
+    chart_id: str, stages: Sequence[StageTally], included: int, *, width: int = 720
+) -> Safe:
     """Six stacked bars, one per stage: every trial of the slice as one of the six marks."""
     bar_h, gap, top = 26, 10, 6
     area = width - LABEL_W - 120
     rows: list[Safe] = []
-    for i, tally in enumerate(row.stages):
+    for i, tally in enumerate(stages):
         y = top + i * (bar_h + gap)
         counts = _counts(tally)
         total = sum(counts.values())
@@ -136,10 +137,10 @@ def funnel_chart(chart_id: str, row: SliceRow, *, width: int = 720) -> Safe:
                 "lbl nm" if isinstance(rate, NotMeasuredRate) else "lbl",
             )
         )
-    height = top + 6 * (bar_h + gap)
+    height = top + len(stages) * (bar_h + gap)
     return _svg(
         chart_id,
-        f"Stage funnel: {row.included_trials} trials, each stage split by what happened",
+        f"Stage funnel: {included} trials, each stage split by what happened",
         width,
         height,
         *rows,
@@ -158,7 +159,7 @@ def _gap(x: float, y: float, w: float, h: float, words: str = NOT_MEASURED) -> S
 
 
 # --------------------------------------------------------------------------- the rates
-def rates_chart(chart_id: str, row: SliceRow, *, width: int = 720) -> Safe:
+def rates_chart(chart_id: str, stages: Sequence[StageTally], *, width: int = 720) -> Safe:
     """Per stage, its three rates as bars on 0–100 % tracks; notMeasured is a labelled gap."""
     row_h, top = 24, 34
     track = (width - LABEL_W - 16) / 3
@@ -166,7 +167,7 @@ def rates_chart(chart_id: str, row: SliceRow, *, width: int = 720) -> Safe:
     for k, (_, name, formula) in enumerate(RATE_NAMES):
         parts.append(_label(LABEL_W + k * track + 4, 12, name, "hdr"))
         parts.append(_label(LABEL_W + k * track + 4, 26, formula, "tick"))
-    for i, tally in enumerate(row.stages):
+    for i, tally in enumerate(stages):
         y = top + i * row_h
         parts.append(_label(0, y + row_h / 2 + 3, STAGE_LABELS[tally.stage]))
         rates = stage_rates(tally)
@@ -180,7 +181,11 @@ def rates_chart(chart_id: str, row: SliceRow, *, width: int = 720) -> Safe:
             parts.append(
                 el(
                     "g",
-                    {"class": f"rate r-{key}", "data-state": "measured", "data-value": rate.value},
+                    {
+                        "class": f"rate r-{key}",
+                        "data-state": "measured",
+                        "data-value": repr(rate.value),
+                    },
                     el("title", None, f"{label}: {rate_text(rate)}"),
                     el("rect", {"class": "track", "x": x, "y": y, "width": w, "height": h}),
                     el(
@@ -194,7 +199,7 @@ def rates_chart(chart_id: str, row: SliceRow, *, width: int = 720) -> Safe:
         chart_id,
         "Rates per stage: pass rate, reach rate and measurement coverage",
         width,
-        top + 6 * row_h + 4,
+        top + len(stages) * row_h + 4,
         *parts,
     )
 

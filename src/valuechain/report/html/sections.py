@@ -93,7 +93,7 @@ def _legend(row: SliceRow) -> Safe:
 def _unmeasured(report: RunReport) -> Safe:
     why = report.row.get("document_blocker")
     return el(
-        "div",
+        "p",
         {"class": "unmeasured", "data-state": "notMeasured"},
         el("strong", None, "UNMEASURED"),
         f": run {report.run_id} has no stage analytics for derived chains at the current "
@@ -120,9 +120,14 @@ def _funnel(prefix: str, document: StageAnalyticsV1) -> Safe:
             )
             if provisional
             else None,
-            el("figure", None, funnel_chart(f"{prefix}-funnel", overall), _legend(overall)),
+            el(
+                "figure",
+                None,
+                funnel_chart(f"{prefix}-funnel", overall.stages, overall.included_trials),
+                _legend(overall),
+            ),
             el("h3", None, "Rates per stage"),
-            el("figure", None, rates_chart(f"{prefix}-rates", overall)),
+            el("figure", None, rates_chart(f"{prefix}-rates", overall.stages)),
             _categories(overall),
         ]
     )
