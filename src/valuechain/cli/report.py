@@ -88,4 +88,5 @@ def report(ctx: click.Context, runs_: tuple[str, ...], suite: str | None, out_pa
     out.print(
         f"wrote {out_path}: {runs} run{'s' * (runs != 1)}, {len(data) / 1000:,.0f} kB",
         highlight=False,
+        soft_wrap=True,
     )

@@ -40,8 +40,14 @@ def test_page_is_self_contained(demo_store: Path) -> None:
 def test_each_run_has_every_section(trend_store: Path) -> None:
     text = outline(report_of(trend_store, runs=["z-first", "nosuite"]))
     sections = text.split("section #")[1:]
-    assert [s.split("\n", 1)[0] for s in sections] == ["run-1-z-first", "run-2-nosuite", "trend"]
-    first, unmeasured = sections[0], sections[1]
+    assert [s.split("\n", 1)[0] for s in sections] == [
+        "overview", "run-1-z-first", "run-2-nosuite", "trend"
+    ]  # fmt: skip
+    assert (
+        "| nosuite | — | 2026-01-02 00:00:00 UTC | notEstablished | — | unmeasured (no document)"
+        in text
+    )
+    first, unmeasured = sections[1], sections[2]
     for heading in ("Funnel", "Rates per stage", "Top failing reasons", "Verdict", "Coverage"):
         assert f"### {heading}" in first
     assert "Tool call: 1 failed" in first and "Response: 1 not reached" in first

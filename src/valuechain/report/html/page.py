@@ -9,7 +9,7 @@ from typing import Final
 from valuechain._version import __version__
 from valuechain.report.html.gather import ReportData
 from valuechain.report.html.markup import Safe, el, join, slug, void
-from valuechain.report.html.sections import run_section
+from valuechain.report.html.sections import overview, run_section
 from valuechain.report.html.trend import trend_section
 
 # No network: nothing may load from anywhere, not even the page's own folder.
@@ -86,6 +86,7 @@ def render_page(data: ReportData) -> str:
             el(
                 "main",
                 None,
+                overview([a for a, _ in anchors], data.runs),
                 *(run_section(a, r) for (a, _), r in zip(anchors, data.runs, strict=True)),
                 trend_section(data.partitions, data.outside),
             ),

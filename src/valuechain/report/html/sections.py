@@ -19,9 +19,16 @@ from valuechain.contract.labels import (
     STAGE_LABELS,
     VERDICT_DECISION_REASON_LABELS,
 )
+from valuechain.contract.rates import NotMeasuredRate
 from valuechain.contract.verdict_diagnostics import Diagnostics, VerifiedChain
 from valuechain.contract.vocab import Stage, StageState
-from valuechain.report.html.charts import MARKS, funnel_chart, rates_chart
+from valuechain.report.html.charts import (
+    MARKS,
+    funnel_chart,
+    rate_text,
+    rates_chart,
+    stage_rates,
+)
 from valuechain.report.html.gather import RunReport
 from valuechain.report.html.markup import Safe, el, join
 from valuechain.report.verdict import headline, measured_line
@@ -291,6 +298,45 @@ def _coverage(prefix: str, report: RunReport) -> Safe:
                 el("tbody", None, *rows),
             ),
         ]
+    )
+
+
+def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
+    """One line per run: when, its verdict, its trials, and the last link's pass rate."""
+    rows = []
+    for anchor, report in zip(anchors, reports, strict=True):
+        if report.document is None:
+            value = el("td", {"class": "nm"}, "unmeasured (no document)")
+            included = "—"
+        else:
+            overall = next(r for r in report.document.slices if r.slice.dimension == "overall")
+            rate = stage_rates(overall.stages[-1])["measuredPassRate"]
+            nm = isinstance(rate, NotMeasuredRate)
+            value = el("td", {"class": "nm" if nm else None}, rate_text(rate))
+            included = str(overall.included_trials)
+        rows.append(
+            el(
+                "tr",
+                None,
+                el("td", None, el("a", {"href": f"#{anchor}"}, report.run_id)),
+                el("td", None, report.row["suite_id"] or "—"),
+                el("td", None, _day(report.row["completed_at"])),
+                el("td", None, _verdict_badge(report)),
+                el("td", {"class": "n"}, included),
+                value,
+            )
+        )
+    heads = ("run", "suite", "completed", "verdict", "trials included", "user value pass rate")
+    return el(
+        "section",
+        {"class": "overview", "id": "overview"},
+        el("h2", None, "Runs at a glance"),
+        el(
+            "table",
+            {"id": "overview-runs"},
+            el("thead", None, el("tr", None, *(el("th", None, h) for h in heads))),
+            el("tbody", None, *rows),
+        ),
     )
 
 
