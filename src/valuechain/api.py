@@ -290,7 +290,7 @@ class Store:
     def report(
         self,
         *,
-        runs: Sequence[str] = (),
+        runs: Iterable[str] | str = (),
         suite: str | None = None,
         on_step: StepFn | None = None,
     ) -> str:

@@ -9,7 +9,7 @@ A run without a document stays UNMEASURED with the store's reason (CONTRACT §5.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
@@ -41,13 +41,15 @@ class ReportRequest:
     suite: str | None = None
 
 
-def report_request(*, runs: Sequence[str] = (), suite: str | None = None) -> ReportRequest:
-    """Check the arguments once; naming runs and a suite together is a `UsageError`."""
-    if runs and suite is not None:
+def report_request(*, runs: Iterable[str] | str = (), suite: str | None = None) -> ReportRequest:
+    """Check the arguments once; naming runs and a suite together is a `UsageError`.
+    ``runs`` is any iterable of run ids (a polars Series too), or one run id."""
+    chosen = (runs,) if isinstance(runs, str) else tuple(str(r) for r in runs)
+    if chosen and suite is not None:
         raise UsageError(
             "--runs and --suite", "name one or the other", "a run already belongs to its suite"
         )
-    return ReportRequest(tuple(dict.fromkeys(runs)), suite)
+    return ReportRequest(tuple(dict.fromkeys(chosen)), suite)
 
 
 @dataclass(frozen=True, slots=True)
