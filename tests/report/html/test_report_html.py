@@ -51,6 +51,7 @@ def test_each_run_has_every_section(trend_store: Path) -> None:
     for heading in ("Funnel", "Rates per stage", "Top failing reasons", "Verdict", "Coverage"):
         assert f"### {heading}" in first
     assert "Tool call: 1 failed" in first and "Response: 1 not reached" in first
+    assert "| Tool call | the call arguments did not match what the case expects | 1 |" in first
     assert "> UNMEASURED: run nosuite has no stage analytics" in unmeasured
     assert "(suiteIdMissing)" in unmeasured
     assert "chart #" not in unmeasured  # a missing document is not an empty funnel

@@ -21,7 +21,8 @@ from valuechain.contract.labels import (
 )
 from valuechain.contract.rates import NotMeasuredRate
 from valuechain.contract.verdict_diagnostics import Diagnostics, VerifiedChain
-from valuechain.contract.vocab import Stage, StageState
+from valuechain.contract.vocab import Stage, StageReason, StageState
+from valuechain.contract.vocab_rules import NEXT_ACTIONS, REASON_STATES
 from valuechain.report.html.charts import (
     MARKS,
     funnel_chart,
@@ -34,6 +35,10 @@ from valuechain.report.html.markup import Safe, el, join
 from valuechain.report.verdict import headline, measured_line
 
 TOP_REASONS: Final = 5
+
+
+def _overall(document: StageAnalyticsV1) -> SliceRow:
+    return next(r for r in document.slices if r.slice.dimension == "overall")
 
 
 def _day(value: object) -> str:
@@ -109,7 +114,7 @@ def _unmeasured(report: RunReport) -> Safe:
 
 
 def _funnel(prefix: str, document: StageAnalyticsV1) -> Safe:
-    overall = next(r for r in document.slices if r.slice.dimension == "overall")
+    overall = _overall(document)
     excluded = ", ".join(f"{cls.value} {n}" for cls, n in overall.excluded_trials.counts().items())
     provisional = document.materialization_state.value == "provisional"
     return join(
@@ -135,59 +140,71 @@ def _funnel(prefix: str, document: StageAnalyticsV1) -> Safe:
             ),
             el("h3", None, "Rates per stage"),
             el("figure", None, rates_chart(f"{prefix}-rates", overall.stages)),
-            _categories(overall),
         ]
     )
 
 
 def _categories(row: SliceRow) -> Safe | None:
+    """Why trials had no good outcome (failure categories, CONTRACT §1.4), each with its next
+    action — from the document, every trial of the slice."""
     if not row.failure_categories:
         return None
     return el(
-        "p",
-        {"class": "note"},
-        "failure categories: ",
-        ", ".join(f"{CATEGORY_LABELS[c.category]} {c.count}" for c in row.failure_categories),
+        "ul",
+        {"class": "categories"},
+        *(
+            el(
+                "li",
+                None,
+                el("b", None, f"{CATEGORY_LABELS[c.category]} {c.count}"),
+                " — ",
+                NEXT_ACTIONS[c.category],
+            )
+            for c in row.failure_categories
+        ),
     )
 
 
-def failing_reasons(diagnostics: Diagnostics) -> list[tuple[str, str, str, int]]:
-    """(stage, reason, next action, trials) of the page's failing trials, most trials first."""
-    tally = Counter[tuple[str, str, str]]()
-    for item in diagnostics.items:
+def _next_actions(diagnostics: Diagnostics | None) -> dict[tuple[Stage, StageReason], str]:
+    """The next action the diagnostics page gives each (stage, failing reason) it saw."""
+    found: dict[tuple[Stage, StageReason], str] = {}
+    for item in () if diagnostics is None else diagnostics.items:
         chain = item.chain
-        result = "not recorded" if item.result is MISSING else item.result
-        stage, reason = "—", f"no stage failed; result {result} (trial {item.status})"
         if isinstance(chain, VerifiedChain) and chain.first_failed_stage is not MISSING:
-            failed = chain.first_failed_stage
-            row = next(r for r in chain.stages if r.stage is failed)
-            stage = STAGE_LABELS[Stage(failed)]
-            reason = "" if row.reason is MISSING else REASON_LABELS[row.reason]
-            if row.state is not StageState.FAILED:  # pragma: no cover - the validator forbids it
-                reason = row.state.value
-        tally[(stage, reason, item.next_action)] += 1
-    ranked = sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(s, r, a, n) for (s, r, a), n in ranked]
+            row = next(r for r in chain.stages if r.stage == chain.first_failed_stage)
+            if row.reason is not MISSING:
+                found.setdefault((Stage(row.stage), row.reason), item.next_action)
+    return found
 
 
-def _reasons(prefix: str, report: RunReport) -> Safe:
+def failing_reasons(
+    row: SliceRow, diagnostics: Diagnostics | None
+) -> list[tuple[str, str, int, str]]:
+    """(stage, reason, trials, next action) of every failing reason the funnel counts, most
+    trials first (stage order among equals); the next action is the diagnostics page's for
+    trials whose value stopped there (a later failure of the same trial has none)."""
+    actions = _next_actions(diagnostics)
+    missing = "— (no trial whose value stopped here is on the diagnostics page)"
+    found = [
+        (-count.count, index, tally.stage, count.reason, count.count)
+        for index, tally in enumerate(row.stages)
+        for count in tally.reasons
+        if REASON_STATES[count.reason] is StageState.FAILED
+    ]
+    return [
+        (STAGE_LABELS[stage], REASON_LABELS[reason], n, actions.get((stage, reason), missing))
+        for _, _, stage, reason, n in sorted(found, key=lambda f: (f[0], f[1], f[3].value))
+    ]
+
+
+def _reasons(prefix: str, report: RunReport, row: SliceRow) -> Safe:
     head = el("h3", None, "Top failing reasons")
-    if report.verdict is None:
-        return join([head, el("p", {"class": "note"}, "no diagnostics: no decision summary")])
-    diagnostics = report.verdict.summary.diagnostics
-    rows = failing_reasons(diagnostics)
+    diagnostics = None if report.verdict is None else report.verdict.summary.diagnostics
+    rows = failing_reasons(row, diagnostics)
     if not rows:
-        words = (
-            "nothing failed: every trial scanned passed"
-            if diagnostics.complete
-            else "no failing trial on the first page — the page is not the whole run"
+        return join(
+            [head, el("p", {"class": "note"}, "no stage failed in this run"), _categories(row)]
         )
-        return join([head, el("p", {"class": "note"}, words)])
-    scope = (
-        f"all {diagnostics.scanned_iterations} trials"
-        if diagnostics.complete
-        else f"the first page only: {diagnostics.scanned_iterations} trials scanned"
-    )
     body = [
         el(
             "tr",
@@ -197,15 +214,21 @@ def _reasons(prefix: str, report: RunReport) -> Safe:
             el("td", {"class": "n"}, n),
             el("td", None, a),
         )
-        for s, r, a, n in rows[:TOP_REASONS]
+        for s, r, n, a in rows[:TOP_REASONS]
     ]
+    hidden = len(rows) - TOP_REASONS
     return join(
         [
             head,
             el(
                 "table",
                 {"id": f"{prefix}-reasons", "class": "reasons"},
-                el("caption", None, f"where value stopped, from {scope}"),
+                el(
+                    "caption",
+                    None,
+                    "failing reasons per stage, from the funnel; next action "
+                    "where value stopped there",
+                ),
                 el(
                     "thead",
                     None,
@@ -217,6 +240,8 @@ def _reasons(prefix: str, report: RunReport) -> Safe:
                 ),
                 el("tbody", None, *body),
             ),
+            el("p", {"class": "note"}, f"+{hidden} more reasons") if hidden > 0 else None,
+            _categories(row),
         ]
     )
 
@@ -309,7 +334,7 @@ def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
             value = el("td", {"class": "nm"}, "unmeasured (no document)")
             included = "—"
         else:
-            overall = next(r for r in report.document.slices if r.slice.dimension == "overall")
+            overall = _overall(report.document)
             rate = stage_rates(overall.stages[-1])["measuredPassRate"]
             nm = isinstance(rate, NotMeasuredRate)
             value = el("td", {"class": "nm" if nm else None}, rate_text(rate))
@@ -350,5 +375,6 @@ def run_section(prefix: str, report: RunReport) -> Safe:
         body.append(_unmeasured(report))
     else:
         body.append(_funnel(prefix, report.document))
-    body.extend([_reasons(prefix, report), _verdict(report), _coverage(prefix, report)])
+        body.append(_reasons(prefix, report, _overall(report.document)))
+    body.extend([_verdict(report), _coverage(prefix, report)])
     return el("section", {"class": "run", "id": prefix, "data-run": report.run_id}, *body)
