@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
 
 import click
 from rich.console import Console
@@ -12,46 +13,39 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from valuechain.cli.app import err, main, open_store, out, store_path
 from valuechain.cli.output import write_output
-from valuechain.report.html import report_request
+from valuechain.report.html import StepFn, report_request
 
 SHOW_AFTER = 1.0  # seconds: a report faster than this draws no bar at all
 
 
-class StepBar:
+@contextmanager
+def step_bar(console: Console) -> Iterator[StepFn]:
     """A transient bar on ``console`` (standard error) that appears only once the report has
     taken more than `SHOW_AFTER` seconds, and only on a terminal."""
+    progress = Progress(
+        TextColumn("report"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+    started = time.monotonic()
+    tasks: list[TaskID] = []
 
-    def __init__(self, console: Console) -> None:
-        self._progress = Progress(
-            TextColumn("report"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=console,
-            transient=True,
-            disable=not console.is_terminal,
-        )
-        self._task: TaskID | None = None
-        self._started = time.monotonic()
-
-    def __call__(self, what: str, done: int, total: int) -> None:
-        if self._task is None:
-            if time.monotonic() - self._started < SHOW_AFTER:
+    def step(what: str, done: int, total: int) -> None:
+        if not tasks:
+            if time.monotonic() - started < SHOW_AFTER:
                 return
-            self._progress.start()
-            self._task = self._progress.add_task(what, total=total)
-        self._progress.update(self._task, completed=done, total=total, description=what)
+            progress.start()
+            tasks.append(progress.add_task(what, total=total))
+        progress.update(tasks[0], completed=done, total=total, description=what)
 
-    def __enter__(self) -> StepBar:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self._progress.stop()
+    try:
+        yield step
+    finally:
+        progress.stop()
 
 
 @main.command()
@@ -80,7 +74,7 @@ def report(ctx: click.Context, runs_: tuple[str, ...], suite: str | None, out_pa
     Example: valuechain report --suite s_1 --out s_1.html
     """
     report_request(runs=runs_, suite=suite)  # bad values fail before the store is opened
-    with open_store(ctx, read_only=True) as store, StepBar(err) as bar:
+    with open_store(ctx, read_only=True) as store, step_bar(err) as bar:
         page = store.report(runs=runs_, suite=suite, on_step=bar)
         runs = page.count('<section class="run"')
     data = page.encode("utf-8")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
 
@@ -13,6 +15,7 @@ from cli_runner import red_line, run
 from report_outline import outline, report_of
 
 import valuechain
+from valuechain.cli import report as report_cli
 
 
 def test_writes_the_report_and_says_so(trend_store: Path, tmp_path: Path) -> None:
@@ -72,3 +75,16 @@ def test_an_empty_store_has_nothing_to_report(tmp_path: Path) -> None:
 def test_help_has_an_example() -> None:
     result = run("report", "--help")
     assert "Example: valuechain report --suite" in result.output
+
+
+def test_the_bar_appears_only_after_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([100.0, 100.5, 101.5, 101.6])  # start, a fast step, then a slow one
+    monkeypatch.setattr(report_cli.time, "monotonic", lambda: next(clock))
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=80)
+    with report_cli.step_bar(console) as step:
+        step("run a", 0, 3)
+        assert screen.getvalue() == ""  # under a second: no bar at all
+        step("run b", 1, 3)
+        step("trend", 2, 3)
+    assert "report" in screen.getvalue()

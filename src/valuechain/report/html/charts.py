@@ -46,7 +46,8 @@ RATE_NAMES: Final = (
 )
 
 
-def _counts(tally: StageTally) -> dict[str, int]:
+def mark_counts(tally: StageTally) -> dict[str, int]:
+    """The trials of one stage per mark (`MARKS`): each trial in exactly one."""
     return {
         "passed": tally.passed,
         "failed": tally.failed,
@@ -105,7 +106,7 @@ def funnel_chart(
     rows: list[Safe] = []
     for i, tally in enumerate(stages):
         y = top + i * (bar_h + gap)
-        counts = _counts(tally)
+        counts = mark_counts(tally)
         total = sum(counts.values())
         rows.append(_label(0, y + bar_h / 2 + 4, STAGE_LABELS[tally.stage]))
         x = float(LABEL_W)

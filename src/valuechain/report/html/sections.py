@@ -26,6 +26,7 @@ from valuechain.contract.vocab_rules import NEXT_ACTIONS, REASON_STATES
 from valuechain.report.html.charts import (
     MARKS,
     funnel_chart,
+    mark_counts,
     rate_text,
     rates_chart,
     stage_rates,
@@ -77,16 +78,7 @@ def _verdict_badge(report: RunReport) -> Safe:
 def _legend(row: SliceRow) -> Safe:
     totals = Counter[str]()
     for tally in row.stages:
-        totals.update(
-            {
-                "passed": tally.passed,
-                "failed": tally.failed,
-                "notMeasured": tally.not_measured,
-                "reachUnknown": tally.reach_unknown,
-                "notReached": tally.not_reached,
-                "notApplicable": tally.not_applicable,
-            }
-        )
+        totals.update(mark_counts(tally))
     return el(
         "ul",
         {"class": "legend"},
