@@ -1,4 +1,5 @@
-"""The report's sections for one run: header, funnel, rates, failing reasons, verdict, coverage.
+"""The report's sections: the runs at a glance, and per run its funnel, rates, failing reasons,
+verdict and coverage.
 
 Each function returns `Safe` markup built with `el` (every value escaped). The run's numbers
 are its analytics document's and its decision summary's, never re-derived; a run without a
