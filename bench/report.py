@@ -11,7 +11,8 @@ included, for the same best round):
                 the floor
 - ``report``    `Store.report()`: the same reads, then the page rendered (the verb's work
                 before the file is written)
-The ratio ``report ÷ queries`` is the cost of building the page over reading its data.
+The ratios ``report ÷ queries`` (wall, and CPU: the one to read on a loaded machine) are the
+cost of building the page over reading its data.
 """
 
 from __future__ import annotations
@@ -79,7 +80,17 @@ def run(size_mb: int) -> None:
             title=f"report — {machine()}, load average {load[0]:.1f} at start",
             header_style="bold",
         )
-        for column in ("store", "runs", "case", "wall s", "cpu s", "kB", "÷ queries"):
+        columns = (
+            "store",
+            "runs",
+            "case",
+            "wall s",
+            "cpu s",
+            "kB",
+            "wall ÷ queries",
+            "cpu ÷ queries",
+        )
+        for column in columns:
             table.add_column(column, justify="left" if column in ("store", "case") else "right")
         request = report_request()  # every run, as `valuechain report` with no option
         for name, path in stores:
