@@ -48,6 +48,7 @@ from valuechain.query.spans import spans_by_role
 from valuechain.query.trend import runs_outside_partitions, trend_frame, trend_request
 from valuechain.query.trial import TrialView, first_failing_trial, trial_view
 from valuechain.query.verdict import VerdictView, verdict_view
+from valuechain.report.html import StepFn, build_report, report_request
 from valuechain.store import Database, PendingDerivation, open_database
 from valuechain.store.maintenance import StoreInfo, store_info
 from valuechain.synth.history import write_history
@@ -323,6 +324,19 @@ class Store:
         """The public tables of ``runs`` (None: all) as Hive-partitioned Parquet below
         ``path`` (``<table>/suite_id=…/run_id=…/``), written aside and renamed into place."""
         return export_parquet(self.db, path, runs=runs, overwrite=overwrite, progress=progress)
+    def report(
+        self,
+        *,
+        runs: Iterable[str] | str = (),
+        suite: str | None = None,
+        on_step: StepFn | None = None,
+    ) -> str:
+        """The offline HTML report (one self-contained page, no network fetches) of ``runs``,
+        else of ``suite``'s runs, else of every run: each run's funnel, rates, failing reasons,
+        verdict and coverage, then the trend partitions and the runs outside them. Returns the
+        HTML; ``valuechain report --out FILE`` writes it (never onto a store)."""
+        request = report_request(runs=runs, suite=suite)
+        return build_report(self.db.con, request, store=self.path, on_step=on_step)
 
     def close(self) -> None:
         self.db.close()

@@ -10,6 +10,7 @@ from valuechain.cli import (  # noqa: F401 (registers commands)
     funnels,
     ingest,
     recompute,
+    report,
     scale,
     store,
     tools,

@@ -21,10 +21,15 @@ _MAGIC_AT = 8
 _WAL_SUFFIX = ".wal"
 
 
-def write_output(data: bytes, output: Path, store: Path) -> None:
-    """Write ``data`` to ``output`` atomically, refusing any file that holds a database."""
+def write_output(
+    data: bytes, output: Path, store: Path, *, option: str = "--output", example: str = "result.csv"
+) -> None:
+    """Write ``data`` to ``output`` atomically, refusing any file that holds a database
+    (``option`` and ``example`` name the command's option and a file name in the hint)."""
     target = output.resolve()  # a symlink's target is what the write would replace
-    refuse_database_files(output, target, store)
+    refuse_database_files(
+        output, target, store, hint=f"give {option} a new file name, e.g. {example}"
+    )
     try:
         _replace_atomically(data, target)
     except OSError as exc:
@@ -35,7 +40,13 @@ def write_output(data: bytes, output: Path, store: Path) -> None:
         ) from exc
 
 
-def refuse_database_files(output: Path, target: Path, store: Path) -> None:
+def refuse_database_files(
+    output: Path,
+    target: Path,
+    store: Path,
+    *,
+    hint: str = "give --output a new file name, e.g. result.csv",
+) -> None:
     """Refuse a ``target`` that is the store, its WAL, or any DuckDB database or its WAL."""
     store_file = store.resolve()
     store_files = (store_file, store_file.with_name(store_file.name + _WAL_SUFFIX))
@@ -54,7 +65,7 @@ def refuse_database_files(output: Path, target: Path, store: Path) -> None:
         raise UsageError(
             str(output),
             f"{why}; writing the output there would destroy it",
-            "give --output a new file name, e.g. result.csv",
+            hint,
         )
 
 

@@ -1,0 +1,36 @@
+"""Stores for the HTML report's tests: the demo store and the trend tests' partitioned one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "materialize"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "query"))
+
+from trend_store import partitioned_store
+
+import valuechain
+from valuechain.cli.sample import sample_export_path
+from valuechain.store import Database
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What ``valuechain demo`` imports: the bundled sample export, two runs."""
+    path = tmp_path_factory.mktemp("report-demo") / "valuechain-demo.duckdb"
+    with valuechain.open(path) as store:
+        assert store.import_paths([sample_export_path()]).ok
+    return path
+
+
+@pytest.fixture(scope="session")
+def trend_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Partitions, blocked and unmeasured runs, and a run whose userValue nothing measured
+    (``m-second``: every rate of that stage is notMeasured)."""
+    path = tmp_path_factory.mktemp("report-trend") / "trend.duckdb"
+    with Database(path) as db:
+        partitioned_store(db)
+    return path

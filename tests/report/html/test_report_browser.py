@@ -1,0 +1,149 @@
+"""The report in a real browser: headless Debian Chromium opens the file offline.
+
+It must render without a console error and without a single network request besides the
+file itself, draw its charts, and show a notMeasured rate as a visible gap labelled "not
+measured", in light and in dark. Screenshots of both go to build/test-artifacts/. Without
+Chromium this FAILS with the install command — it is never skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from report_outline import report_of
+
+ARTIFACTS = Path(__file__).resolve().parents[3] / "build" / "test-artifacts"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+)
+INSTALL = (
+    "the browser test needs Debian's chromium: apt-get install -y --no-install-recommends "
+    "chromium (.ci/run installs it when `command -v chromium` finds nothing)"
+)
+
+
+def chromium() -> str:
+    """The Chromium binary, or a test failure saying how to install it."""
+    found = shutil.which("chromium") or (
+        "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
+    )
+    if found is None:
+        pytest.fail(INSTALL, pytrace=False)
+    return found
+
+
+@dataclass
+class Opened:
+    """A page with the report loaded, and everything the browser said while loading it."""
+
+    page: object
+    url: str
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    binary = chromium()
+    try:
+        from playwright.sync_api import sync_playwright  # noqa: PLC0415 (fail, not skip)
+    except ImportError:
+        pytest.fail("playwright is missing: pip install -e '.[dev]'", pytrace=False)
+    profile = tmp_path_factory.mktemp("chromium-profile")  # a fresh --user-data-dir
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=binary,
+            headless=True,
+            args=list(FLAGS),
+            viewport={"width": 1280, "height": 900},
+        )
+        context.set_default_timeout(5_000)  # a missing element fails fast
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def opened(browser: object, trend_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Opened:
+    folder = tmp_path_factory.mktemp("report-page")
+    path = folder / "report.html"
+    path.write_text(report_of(trend_store), encoding="utf-8")
+    url = path.as_uri()
+    page = browser.new_page()  # type: ignore[attr-defined]
+    seen = Opened(page, url)
+    browser.on("request", lambda r: seen.requests.append(r.url))  # type: ignore[attr-defined]
+    page.on("console", lambda m: m.type == "error" and seen.errors.append(m.text))
+    page.on("pageerror", lambda e: seen.errors.append(str(e)))
+    # nothing but the file may load; an attempt still shows in `requests`
+    page.route(
+        "**/*", lambda route: route.continue_() if route.request.url == url else route.abort()
+    )
+    page.goto(url, wait_until="load")
+    return seen
+
+
+def test_renders_without_console_errors_or_requests(opened: Opened) -> None:
+    page = opened.page
+    assert page.title().startswith("valuechain report")  # type: ignore[attr-defined]
+    assert opened.errors == []
+    assert opened.requests == [opened.url]
+
+
+def test_every_chart_is_drawn(opened: Opened) -> None:
+    page = opened.page
+    charts = page.locator("svg.chart")  # type: ignore[attr-defined]
+    runs = page.locator("section.run").count()  # type: ignore[attr-defined]
+    measured_runs = page.locator("section.run:not(:has(p.unmeasured))").count()  # type: ignore[attr-defined]
+    partitions = page.locator("div.partition").count()  # type: ignore[attr-defined]
+    assert (runs, partitions) == (12, 4)
+    assert charts.count() == 2 * measured_runs + 3 * partitions
+    for i in range(charts.count()):
+        box = charts.nth(i).bounding_box()
+        assert box is not None and box["width"] > 200 and box["height"] > 100
+    funnel = page.locator("section.run[data-run=z-first] svg[id$=-funnel]")  # type: ignore[attr-defined]
+    assert funnel.locator("g.mark").count() == 9  # 6 passed, 1 failed, 2 not reached
+
+
+def test_a_not_measured_rate_is_a_visible_labelled_gap(opened: Opened) -> None:
+    page = opened.page
+    section = page.locator("section.run[data-run=m-second]")  # type: ignore[attr-defined]
+    gaps = section.locator("svg.chart g.gap")
+    assert gaps.count() == 3  # userValue: pass rate, reach rate and coverage
+    for i in range(3):
+        gap = gaps.nth(i)
+        assert gap.is_visible() and gap.locator("text").text_content() == "not measured"
+        box = gap.locator("rect").bounding_box()
+        assert box is not None and box["height"] >= 12 and box["width"] >= 100  # not a 0 bar
+    assert section.get_by_text("pass not measured").is_visible()
+    point = page.locator(  # type: ignore[attr-defined]
+        "#trend-1-measuredPassRate g.pt.nm", has_text="m-second"
+    )
+    assert point.count() == 1 and point.is_visible()
+
+
+@pytest.mark.parametrize(("scheme", "background"), [("light", "rgb(255, 255, 255)"),
+                                                    ("dark", "rgb(13, 17, 23)")])  # fmt: skip
+def test_light_and_dark_with_a_screenshot_each(
+    opened: Opened, scheme: str, background: str
+) -> None:
+    page = opened.page
+    page.emulate_media(color_scheme=scheme)  # type: ignore[attr-defined]
+    body = page.evaluate("getComputedStyle(document.body).backgroundColor")  # type: ignore[attr-defined]
+    assert body == background
+    label = page.locator("section.run[data-run=m-second] svg[id$=-rates] g.gap text").first  # type: ignore[attr-defined]
+    assert label.evaluate("e => getComputedStyle(e).fill") != background
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / f"report-{scheme}.png"
+    page.screenshot(path=str(shot), full_page=True, timeout=120_000)  # type: ignore[attr-defined]
+    assert shot.stat().st_size > 10_000
