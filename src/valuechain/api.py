@@ -324,6 +324,7 @@ class Store:
         """The public tables of ``runs`` (None: all) as Hive-partitioned Parquet below
         ``path`` (``<table>/suite_id=…/run_id=…/``), written aside and renamed into place."""
         return export_parquet(self.db, path, runs=runs, overwrite=overwrite, progress=progress)
+
     def report(
         self,
         *,
