@@ -62,7 +62,8 @@ ORDER BY run_id, slice_index, stage_index
 FACTS = "SELECT count(*) FROM core.document_parity_facts WHERE len(self_blockers) = 0"
 DOCUMENTS = (
     "SELECT count(*) FROM core.analytics_documents "
-    "WHERE len(core.document_parity_blockers(document, document)) = 0"
+    "WHERE len(core.identity_parity_blockers(core.parity_identity(document), "
+    "core.parity_identity(document))) = 0"
 )
 
 

@@ -251,6 +251,9 @@ ERRORS: list[tuple[tuple[str, ...], int, str]] = [
     (("store", "vacuum", "--bogus"), 2, "--bogus"),
     (("synth", "--out", "x.json", "--gzip", "--zstd"), 1, "choose one compression"),
     (("demo", "--bogus"), 2, "--bogus"),
+    (("report", "--runs", "run_nope"), 1, "run_nope"),
+    (("export", "--parquet", "lake", "--runs", "run_nope"), 1, "run_nope"),
+    (("scale", "no/such/file.json", "--out", "lake"), 1, "no/such/file.json"),
     (("--memory-limit", "3", "runs"), 2, "--memory-limit"),
 ]
 

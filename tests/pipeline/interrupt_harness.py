@@ -193,6 +193,8 @@ def descendants(root: int) -> list[int]:
 
 
 def install(point: str, sig: signal.Signals) -> None:
+    if sig is signal.SIGHUP:  # a hangup ends the process, even when run under nohup (SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
     interrupt = functools.partial(_interrupt, sig)
     if point == "none":  # the same command and settings, uninterrupted: the reference
         pass

@@ -36,7 +36,7 @@ from valuechain.cli.progress import ImportBar
 @ANALYZER
 @examples(
     "valuechain scale exports/ --out lake/",
-    "RAY_ADDRESS=ray://head:10001 valuechain scale /shared/exports --out /shared/lake",
+    "valuechain scale /shared/exports --out /shared/lake   # RAY_ADDRESS set: a cluster",
 )
 def scale(
     paths: tuple[str, ...], folder: Path, overwrite: bool, num_cpus: int, analyzer: int
