@@ -4,6 +4,9 @@
 >>> store = valuechain.open("valuechain.duckdb")
 >>> report = store.import_paths(["exports/"])
 >>> store.sql("SELECT count(*) FROM spans")
+
+Over ~400 lines on purpose: one thin method per verb, each a call into pipeline/query/report,
+so the whole public surface reads in one file; the logic lives in the layers below.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import polars as pl
 
 from valuechain.cli.app import main, open_store, out
 from valuechain.cli.messages import quiet
-from valuechain.cli.options import ANALYZER, examples, require_runs
+from valuechain.cli.options import ANALYZER, SOME_RUNS, examples, require_runs
 from valuechain.cli.progress import PhaseBar
 from valuechain.pipeline.progress import BatchesDone
 from valuechain.pipeline.recompute import RecomputeResult
@@ -26,13 +26,7 @@ FLIP_COLUMNS = (
 
 @main.command()
 @ANALYZER
-@click.option(
-    "--runs",
-    "runs_",
-    multiple=True,
-    metavar="RUN",
-    help="Only these runs (repeat the option); default: every run.",
-)
+@SOME_RUNS
 @click.option("--dry-run", is_flag=True, help="Show what would change; change nothing.")
 @click.option(
     "--prune",

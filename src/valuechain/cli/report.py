@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from valuechain.cli.app import err, main, open_store, store_path
 from valuechain.cli.messages import quiet, summary
-from valuechain.cli.options import examples
+from valuechain.cli.options import SOME_RUNS, examples
 from valuechain.cli.output import write_output
 from valuechain.report.html import StepFn, report_request
 
@@ -51,13 +51,7 @@ def step_bar(console: Console) -> Iterator[StepFn]:
 
 
 @main.command()
-@click.option(
-    "--runs",
-    "runs_",
-    multiple=True,
-    metavar="RUN",
-    help="Only these runs (repeat the option); default: every run.",
-)
+@SOME_RUNS
 @click.option("--suite", help="Only the runs of this suite id.")
 @click.option(
     "--out",

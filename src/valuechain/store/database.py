@@ -4,6 +4,10 @@ Stored tables live in the DuckDB schema ``core``; users read the views of ``main
 ``events``, ``links``, ``attributes``, ``imports``, ``issues``, ``traces``) with ids as
 lower-case hex. Every source is committed in one transaction: a failure leaves the store
 exactly as it was. The same bytes imported twice change nothing.
+
+Over ~400 lines on purpose: `Database` is the one owner of the connection and its transaction
+discipline (write, undo, the operation log the crash-point tests patch by this module's name);
+splitting it would put transaction handling in two places.
 """
 
 from __future__ import annotations
