@@ -8,21 +8,14 @@ import click
 
 from valuechain.cli.app import err, main, open_store
 from valuechain.cli.messages import summary as say_summary
-from valuechain.cli.options import SOME_RUNS, examples, require_runs
+from valuechain.cli.options import OVERWRITE, SOME_RUNS, examples, lake_folder, require_runs
 from valuechain.cli.progress import ImportBar
 
 
 @main.command()
-@click.option(
-    "--parquet",
-    "folder",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    metavar="DIR",
-    help="The folder to write: DIR/<table>/suite_id=…/run_id=…/*.parquet.",
-)
+@lake_folder("--parquet", "The folder to write: DIR/<table>/suite_id=…/run_id=…/*.parquet.")
 @SOME_RUNS
-@click.option("--overwrite", is_flag=True, help="Replace DIR when it is not empty.")
+@OVERWRITE
 @examples(
     "valuechain export --parquet lake/",
     "valuechain export --parquet lake/ --runs run-17 --overwrite",

@@ -79,6 +79,21 @@ SOME_RUNS = click.option(
     metavar="RUN",
     help="Only these runs (repeat the option); default: every run.",
 )
+OVERWRITE = click.option("--overwrite", is_flag=True, help="Replace DIR when it is not empty.")
+
+
+def lake_folder(name: str, help_text: str) -> Callable[[FC], FC]:
+    """The folder a Parquet layout is written to (``export --parquet``, ``scale --out``)."""
+    return click.option(
+        name,
+        "folder",
+        required=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        metavar="DIR",
+        help=help_text,
+    )
+
+
 ANALYZER = click.option(
     "--analyzer",
     type=click.Choice([str(v) for v in SELECTABLE_ANALYZER_VERSIONS]),

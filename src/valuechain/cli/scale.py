@@ -11,21 +11,14 @@ from valuechain import api
 from valuechain.cli.app import err, main
 from valuechain.cli.messages import aside
 from valuechain.cli.messages import summary as say_summary
-from valuechain.cli.options import ANALYZER, examples
+from valuechain.cli.options import ANALYZER, OVERWRITE, examples, lake_folder
 from valuechain.cli.progress import ImportBar
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option(
-    "--out",
-    "folder",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    metavar="DIR",
-    help="The folder to write, in the layout of `export --parquet`.",
-)
-@click.option("--overwrite", is_flag=True, help="Replace DIR when it is not empty.")
+@lake_folder("--out", "The folder to write, in the layout of `export --parquet`.")
+@OVERWRITE
 @click.option(
     "--num-cpus",
     type=click.IntRange(min=1),
