@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import orjson
+import polars as pl
 import pyarrow as pa
 
 from valuechain.contract.chain import StageDerivation, StageResult
 from valuechain.contract.derivation import StageDerivationInput
-from valuechain.contract.tables import SETUP_SIGNALS, TRACE_ID, TRIAL_FLAGS
+from valuechain.contract.tables import DERIVED_EVIDENCE, SETUP_SIGNALS, TRACE_ID, TRIAL_FLAGS
 from valuechain.contract.tables import STAGE_CHAIN as CHAIN
 from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
 from valuechain.contract.tables import TRIAL_OUTCOME as OUTCOME
@@ -82,10 +83,25 @@ def stage_rows(rows: BatchRows, analyzer: int) -> StagedBatch:
     try:
         attributes = ordered_attributes(rows.attributes)
         evidence = build_trials(rows.spans, attributes, source_runs=rows.sources)
-        return stage_evidence(evidence, rows.traces, analyzer)
+        staged = stage_evidence(evidence, rows.traces, analyzer)
+        staged.tables["derived_evidence"] = evidence_stamps(rows.spans)
+        return staged
     finally:
         if was_enabled:
             gc.enable()
+
+
+def evidence_stamps(spans: pa.Table) -> pa.Table:
+    """Per trace, the spans its chains are derived from: their count and last span row
+    (``core.derived_evidence``; ``sql/derive/047`` stamps the touched traces with it). The
+    batch's rows are every stored span of its traces, so the store is not read again."""
+    frame = pl.from_arrow(spans.select(["trace_id", "span_row"]))
+    assert isinstance(frame, pl.DataFrame)
+    stamps = frame.group_by("trace_id", maintain_order=True).agg(
+        pl.len().cast(pl.Int64).alias("span_count"),
+        pl.col("span_row").max().cast(pl.Int64).alias("last_span_row"),
+    )
+    return stamps.to_arrow().cast(DERIVED_EVIDENCE)
 
 
 def stage_evidence(evidence: TrialEvidence, traces: list[bytes], analyzer: int) -> StagedBatch:
