@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from valuechain.contract.chain import StageDerivation, StageResult
-from valuechain.contract.derivation import StageDerivationInput
+from valuechain.contract.derivation import SetupSignal
 from valuechain.contract.tables import DERIVED_EVIDENCE, SETUP_SIGNALS, TRACE_ID, TRIAL_FLAGS
 from valuechain.contract.tables import STAGE_CHAIN as CHAIN
 from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
@@ -239,41 +239,37 @@ def derived_tables(
 
 
 def signal_tables(evidence: TrialEvidence) -> tuple[pa.Table, pa.Table]:
-    """Setup signals (one row per trial per phase) and evaluator flags, from the inputs."""
+    """Setup signals (one row per trial per phase, in `SetupPhase` order) and evaluator
+    flags, from the inputs: one pass, appending to the columns directly."""
     ids = evidence.trials.column("trial_id").to_pylist()
     runs = evidence.trials.column("run_id").to_pylist()
     setup: dict[str, list[object]] = {name: [] for name in SETUP_SIGNALS.names}
     flags: dict[str, list[object]] = {name: [] for name in TRIAL_FLAGS.names}
+    s_trial, s_run, s_phase, s_outcome, s_attribution, s_egress, s_duration = setup.values()
+    f_trial, f_run, f_errored = flags.values()
+    phases = tuple(phase.value for phase in SetupPhase)
     for i, inp in enumerate(evidence.inputs):
         if inp is None:
             continue
-        _signal_rows(inp, ids[i], runs[i], setup)
-        flags["trial_id"].append(ids[i])
-        flags["run_id"].append(runs[i])
-        flags["evaluator_errored"].append(inp.evidence.evaluator_errored)
+        trial_id, run_id = ids[i], runs[i]
+        signals = inp.evidence.setup_signals
+        if signals is not None:
+            for phase in phases:
+                signal: SetupSignal | None = getattr(signals, phase)
+                if signal is None:
+                    continue
+                s_trial.append(trial_id)
+                s_run.append(run_id)
+                s_phase.append(phase)
+                s_outcome.append(str(signal.outcome))
+                s_attribution.append(signal.attribution)
+                s_egress.append(signal.egress_verified)
+                duration = signal.duration_ms
+                s_duration.append(None if duration is None else float(duration))
+        f_trial.append(trial_id)
+        f_run.append(run_id)
+        f_errored.append(inp.evidence.evaluator_errored)
     return _table(setup, SETUP_SIGNALS), _table(flags, TRIAL_FLAGS)
-
-
-def _signal_rows(
-    inp: StageDerivationInput, trial_id: object, run_id: object, setup: dict[str, list[object]]
-) -> None:
-    signals = inp.evidence.setup_signals
-    if signals is None:
-        return
-    for phase in SetupPhase:
-        signal = getattr(signals, phase.value, None)
-        if signal is None:
-            continue
-        for name, value in (
-            ("trial_id", trial_id),
-            ("run_id", run_id),
-            ("phase", phase.value),
-            ("outcome", str(signal.outcome)),
-            ("attribution", signal.attribution),
-            ("egress_verified", signal.egress_verified),
-            ("duration_ms", None if signal.duration_ms is None else float(signal.duration_ms)),
-        ):
-            setup[name].append(value)
 
 
 def _table(columns: Mapping[str, Sequence[object]], schema: pa.Schema) -> pa.Table:
