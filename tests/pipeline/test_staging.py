@@ -158,3 +158,17 @@ def test_ordered_attributes_sorts_owner_text_not_dictionary_codes() -> None:
     owner = pa.array(["span", "resource", "span"]).dictionary_encode()
     table = pa.table({"owner_type": owner, "owner_row": [1, 9, 0], "ordinal": [0, 0, 0]})
     assert ordered_attributes(table).column("owner_row").to_pylist() == [9, 0, 1]
+
+
+@pytest.mark.parametrize("store", [0, 1, 2])
+def test_evidence_stamps_are_the_stored_spans_per_trace(stores: list[Database], store: int) -> None:
+    """The stamps a batch stages for sql/derive/047 are what core.spans holds per trace."""
+    db = stores[store]
+    rows = derive.batch_rows(db, _traces(db))
+    found = staging.evidence_stamps(rows.spans)
+    expected = db.con.sql(
+        "SELECT trace_id, count(*) AS span_count, max(span_row) AS last_span_row "
+        "FROM core.spans GROUP BY trace_id"
+    ).to_arrow_table()
+    assert found.num_rows == len(_traces(db)) > 0
+    assert _sorted(found).equals(_sorted(expected.cast(found.schema)))

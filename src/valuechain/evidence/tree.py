@@ -25,8 +25,13 @@ from valuechain.evidence.issues import EvidenceIssue, IssueLog
 def report_tree(spans: pl.DataFrame, log: IssueLog) -> None:
     """Add the orphan and outside-the-window issues of normalised spans (`trace`, `span`,
     `parent`, `start_ns`, `end_ns`, `span_row`)."""
-    # A span stored more than once (a conflicting duplicate) is one span of the tree.
-    nodes = spans.sort("span_row").unique(["trace", "span"], keep="first", maintain_order=True)
+    # A span stored more than once (a conflicting duplicate) is one span of the tree. Only the
+    # tree's columns are carried: the normalised spans hold every wide attribute column too.
+    nodes = (
+        spans.select("trace", "span", "parent", "start_ns", "end_ns", "span_row")
+        .sort("span_row")
+        .unique(["trace", "span"], keep="first", maintain_order=True)
+    )
     children = nodes.filter(pl.col("parent").is_not_null())
     parents = nodes.select(
         "trace",

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import orjson
+import polars as pl
 import pyarrow as pa
 
 from valuechain.contract.chain import StageDerivation, StageResult
-from valuechain.contract.derivation import StageDerivationInput
-from valuechain.contract.tables import SETUP_SIGNALS, TRACE_ID, TRIAL_FLAGS
+from valuechain.contract.derivation import SetupSignal
+from valuechain.contract.tables import DERIVED_EVIDENCE, SETUP_SIGNALS, TRACE_ID, TRIAL_FLAGS
 from valuechain.contract.tables import STAGE_CHAIN as CHAIN
 from valuechain.contract.tables import STAGE_MEASUREMENTS as MEASUREMENTS
 from valuechain.contract.tables import TRIAL_OUTCOME as OUTCOME
@@ -82,10 +83,25 @@ def stage_rows(rows: BatchRows, analyzer: int) -> StagedBatch:
     try:
         attributes = ordered_attributes(rows.attributes)
         evidence = build_trials(rows.spans, attributes, source_runs=rows.sources)
-        return stage_evidence(evidence, rows.traces, analyzer)
+        staged = stage_evidence(evidence, rows.traces, analyzer)
+        staged.tables["derived_evidence"] = evidence_stamps(rows.spans)
+        return staged
     finally:
         if was_enabled:
             gc.enable()
+
+
+def evidence_stamps(spans: pa.Table) -> pa.Table:
+    """Per trace, the spans its chains are derived from: their count and last span row
+    (``core.derived_evidence``; ``sql/derive/047`` stamps the touched traces with it). The
+    batch's rows are every stored span of its traces, so the store is not read again."""
+    frame = pl.from_arrow(spans.select(["trace_id", "span_row"]))
+    assert isinstance(frame, pl.DataFrame)
+    stamps = frame.group_by("trace_id", maintain_order=True).agg(
+        pl.len().cast(pl.Int64).alias("span_count"),
+        pl.col("span_row").max().cast(pl.Int64).alias("last_span_row"),
+    )
+    return stamps.to_arrow().cast(DERIVED_EVIDENCE)
 
 
 def stage_evidence(evidence: TrialEvidence, traces: list[bytes], analyzer: int) -> StagedBatch:
@@ -169,18 +185,19 @@ def derived_tables(
         chain_trials.append(i)
         results = chain.stage_results
         measured = derive_measurements(chain, spans[i] if _cites_spans(chain) else ())
+        # The vocabulary's members are `str`s: Arrow stores them as their wire values, so
+        # no `.value` lookup (an enum property, millions per batch) is needed.
         for r in results:
-            stage.append(r.stage.value)
-            state.append(r.state.value)
-            reason.append(r.reason.value if r.reason else None)
-            cited.append(_evidence_json(r.evidence.to_wire()) if r.evidence else None)
+            stage.append(r.stage)
+            state.append(r.state)
+            reason.append(r.reason)
+            cited.append(None if r.evidence is None else _evidence_json(r.evidence.to_wire()))
         for m in measured.rows:
-            measured_stage.append(m.stage.value)
-            reach.append(m.reach.value)
+            measured_stage.append(m.stage)
+            reach.append(m.reach)
             latency.append(float(m.latency.value) if m.latency else None)
-        ffs, fc = chain.first_failed_stage, chain.failure_category
-        first_failed.append(ffs.value if ffs is not None else None)
-        category.append(fc.value if fc is not None else None)
+        first_failed.append(chain.first_failed_stage)
+        category.append(chain.failure_category)
         verified.append(chain_is_well_formed(results))
         measurements_verified.append(
             not stage_measurement_disagreements(measured, results, chain.stage_analyzer_version)
@@ -222,41 +239,37 @@ def derived_tables(
 
 
 def signal_tables(evidence: TrialEvidence) -> tuple[pa.Table, pa.Table]:
-    """Setup signals (one row per trial per phase) and evaluator flags, from the inputs."""
+    """Setup signals (one row per trial per phase, in `SetupPhase` order) and evaluator
+    flags, from the inputs: one pass, appending to the columns directly."""
     ids = evidence.trials.column("trial_id").to_pylist()
     runs = evidence.trials.column("run_id").to_pylist()
     setup: dict[str, list[object]] = {name: [] for name in SETUP_SIGNALS.names}
     flags: dict[str, list[object]] = {name: [] for name in TRIAL_FLAGS.names}
+    s_trial, s_run, s_phase, s_outcome, s_attribution, s_egress, s_duration = setup.values()
+    f_trial, f_run, f_errored = flags.values()
+    phases = tuple(phase.value for phase in SetupPhase)
     for i, inp in enumerate(evidence.inputs):
         if inp is None:
             continue
-        _signal_rows(inp, ids[i], runs[i], setup)
-        flags["trial_id"].append(ids[i])
-        flags["run_id"].append(runs[i])
-        flags["evaluator_errored"].append(inp.evidence.evaluator_errored)
+        trial_id, run_id = ids[i], runs[i]
+        signals = inp.evidence.setup_signals
+        if signals is not None:
+            for phase in phases:
+                signal: SetupSignal | None = getattr(signals, phase)
+                if signal is None:
+                    continue
+                s_trial.append(trial_id)
+                s_run.append(run_id)
+                s_phase.append(phase)
+                s_outcome.append(str(signal.outcome))
+                s_attribution.append(signal.attribution)
+                s_egress.append(signal.egress_verified)
+                duration = signal.duration_ms
+                s_duration.append(None if duration is None else float(duration))
+        f_trial.append(trial_id)
+        f_run.append(run_id)
+        f_errored.append(inp.evidence.evaluator_errored)
     return _table(setup, SETUP_SIGNALS), _table(flags, TRIAL_FLAGS)
-
-
-def _signal_rows(
-    inp: StageDerivationInput, trial_id: object, run_id: object, setup: dict[str, list[object]]
-) -> None:
-    signals = inp.evidence.setup_signals
-    if signals is None:
-        return
-    for phase in SetupPhase:
-        signal = getattr(signals, phase.value, None)
-        if signal is None:
-            continue
-        for name, value in (
-            ("trial_id", trial_id),
-            ("run_id", run_id),
-            ("phase", phase.value),
-            ("outcome", str(signal.outcome)),
-            ("attribution", signal.attribution),
-            ("egress_verified", signal.egress_verified),
-            ("duration_ms", None if signal.duration_ms is None else float(signal.duration_ms)),
-        ):
-            setup[name].append(value)
 
 
 def _table(columns: Mapping[str, Sequence[object]], schema: pa.Schema) -> pa.Table:
