@@ -200,7 +200,7 @@ def test_paging_visits_each_non_passing_trial_exactly_once(
     seen: list[str] = []
     scanned, cursor, pages = 0, None, 0
     while True:
-        page = read_page(con, "many", project_id="p", cursor=cursor, limit=size)
+        page = read_page(con, "many", cursor=cursor, limit=size)
         pages += 1
         # Only a first page that holds the whole run is complete.
         assert page.complete == (cursor is None and page.next_cursor is MISSING)
