@@ -65,7 +65,8 @@ WITH chosen AS (
            any_value(first_failed_stage) AS first_failed_stage,
            any_value(failure_category) AS failure_category,
            arg_min(stage, i) FILTER (state = 'failed') AS failed,
-           arg_min(evidence, i) FILTER (state = 'failed') AS failed_evidence,
+           -- the first failed row's own evidence, even when it has none (arg_min skips NULLs)
+           arg_min_null(evidence, i) FILTER (state = 'failed') AS failed_evidence,
            any_value(row_count) = 6 AND bool_and(row_ok) AS rows_ok,
            bool_or(state = 'passed') AND bool_and(state IN ('passed', 'notApplicable'))
                AS all_passed,
