@@ -17,6 +17,7 @@ from verdict_runs import V2, import_runs, run_requests
 import valuechain
 from valuechain.contract.verdict_policy import VerdictPolicyFile
 from valuechain.errors import UsageError
+from valuechain.materialize import verdict
 from valuechain.materialize.verdict import CursorError, decode_cursor, encode_cursor, read_page
 
 RESULT, STATUS, ERRORED = (
@@ -241,3 +242,18 @@ def test_an_older_store_migrates_and_decides_on_read(
         assert (view.stored, view.summary.verdict.value) == (False, "passed")
         migrated.materialize(["v2-pass"])
         assert migrated.verdict("v2-pass").stored
+
+
+def test_batches_of_runs_write_what_one_batch_writes(
+    store: valuechain.Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    con = store.db.con
+    query = "SELECT * FROM core.decision_summaries ORDER BY ALL"
+    before = con.execute(query).fetchall()
+    monkeypatch.setattr(verdict, "BATCH_RUNS", 2)
+    con.begin()
+    try:
+        assert verdict.write_decision_summaries(con, None) == len(before) > 2
+        assert con.execute(query).fetchall() == before
+    finally:
+        con.rollback()

@@ -58,6 +58,7 @@ from valuechain.materialize.verdict_inputs import RunInputs, read_run_inputs
 from valuechain.store import sqlfiles
 
 PAGE_SIZE: Final = 50
+BATCH_RUNS: Final = 500  # runs per set-based build when writing (memory stays bounded)
 _CURSOR_PREFIX: Final = "vc1."
 
 
@@ -305,11 +306,22 @@ def write_decision_summaries(
     """Replace the decision summaries of ``run_ids`` (None = all) inside the caller's open
     transaction; a listed run without trials loses its rows. ``validate`` checks every
     document against the generated JSON Schema in bulk first (`validate_summaries`). Returns
-    the rows written."""
+    the rows written.
+
+    Built `BATCH_RUNS` runs at a time — each batch set-based, all its runs together — so the
+    pages' JSON of a large store stays within the store's memory limit."""
     params = {"all_runs": run_ids is None, "run_ids": list(run_ids or ())}
-    with _summaries(con, run_ids):
-        if validate:
-            validate_summaries(con)
-        _execute(con, "200_delete_decision_summaries.sql", params)
-        _execute(con, "210_insert_decision_summaries.sql", params)
-        return int(con.execute("SELECT count(*) FROM v_summaries").fetchall()[0][0])
+    if run_ids is None:
+        sql = sqlfiles.statement("verdict/005_runs.sql")
+        runs = [str(r[0]) for r in con.execute(sql.text).fetchall()]
+    else:
+        runs = list(dict.fromkeys(run_ids))
+    _execute(con, "200_delete_decision_summaries.sql", params)
+    written = 0
+    for start in range(0, len(runs), BATCH_RUNS):
+        with _summaries(con, runs[start : start + BATCH_RUNS]):
+            if validate:
+                validate_summaries(con)
+            _execute(con, "210_insert_decision_summaries.sql", params)
+            written += int(con.execute("SELECT count(*) FROM v_summaries").fetchall()[0][0])
+    return written
