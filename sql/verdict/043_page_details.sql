@@ -1,7 +1,9 @@
 -- Expected tool calls, harness error and called tools of the pages' non-passing trials
--- (CONTRACT §6.7: `expected`, `observed`).
+-- (CONTRACT §6.7: `expected`, `observed`). Kept as the temporary table v_page_details that
+-- 046 reads.
 -- Grain: one row per non-passing trial on a page.
 -- Reads: v_pages, core.spans, core.attributes.
+CREATE OR REPLACE TEMP TABLE v_page_details AS
 WITH page AS (
     SELECT run_id, trial_id, trace_id, root_span_id
     FROM v_pages

@@ -17,6 +17,7 @@ from verdict_runs import V2, import_runs, run_requests
 import valuechain
 from valuechain.contract.verdict_policy import VerdictPolicyFile
 from valuechain.errors import UsageError
+from valuechain.materialize import verdict
 from valuechain.materialize.verdict import CursorError, decode_cursor, encode_cursor, read_page
 
 RESULT, STATUS, ERRORED = (
@@ -200,7 +201,7 @@ def test_paging_visits_each_non_passing_trial_exactly_once(
     seen: list[str] = []
     scanned, cursor, pages = 0, None, 0
     while True:
-        page = read_page(con, "many", project_id="p", cursor=cursor, limit=size)
+        page = read_page(con, "many", cursor=cursor, limit=size)
         pages += 1
         # Only a first page that holds the whole run is complete.
         assert page.complete == (cursor is None and page.next_cursor is MISSING)
@@ -241,3 +242,18 @@ def test_an_older_store_migrates_and_decides_on_read(
         assert (view.stored, view.summary.verdict.value) == (False, "passed")
         migrated.materialize(["v2-pass"])
         assert migrated.verdict("v2-pass").stored
+
+
+def test_batches_of_runs_write_what_one_batch_writes(
+    store: valuechain.Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    con = store.db.con
+    query = "SELECT * FROM core.decision_summaries ORDER BY ALL"
+    before = con.execute(query).fetchall()
+    monkeypatch.setattr(verdict, "BATCH_RUNS", 2)
+    con.begin()
+    try:
+        assert verdict.write_decision_summaries(con, None) == len(before) > 2
+        assert con.execute(query).fetchall() == before
+    finally:
+        con.rollback()

@@ -297,13 +297,14 @@ def _locator(
         stage: Stage = parts["first_failed_stage"]
         refs = parts["rows"][STAGES.index(stage)].get("evidence", {})
         fields["stage"] = stage
-        spans = _distinct(refs.get("spanIds", []), str)
+        # a null list is no list (§2.1 admits it, as the validator above does)
+        spans = _distinct(refs.get("spanIds") or [], str)
         prompts = [
             int(p)
-            for p in _distinct(refs.get("promptIndexes", []), (int, float))
+            for p in _distinct(refs.get("promptIndexes") or [], (int, float))
             if _is_int(p) and p >= 0
         ]
-        reasons = _distinct(refs.get("predicateReasons", []), str)
+        reasons = _distinct(refs.get("predicateReasons") or [], str)
         prompts = list(dict.fromkeys(prompts))
         for key, values in (("span_ids", spans), ("prompt_indexes", prompts), ("reasons", reasons)):
             if values:

@@ -184,7 +184,9 @@ def materialize_in_transaction(
         for sql in statements:
             if sql.name >= _FIRST_WRITE:
                 con.execute(sql.text, sql.bind(params))
-        write_decision_summaries(con, run_ids)  # CONTRACT §6: the runs' verdicts, same transaction
+        write_decision_summaries(
+            con, run_ids, validate=validate
+        )  # CONTRACT §6: the runs' verdicts, same transaction
         return int(con.execute("SELECT count(*) FROM a_documents").fetchall()[0][0])
     finally:
         with contextlib.suppress(duckdb.Error):

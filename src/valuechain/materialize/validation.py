@@ -17,6 +17,10 @@ running their cross-field validators one at a time. Instead, two passes over all
 A document that either pass does not clear is validated again by the model itself, so the
 error raised is the model's own `pydantic.ValidationError`, message for message. Should the
 model accept a document a pass refused, the two disagree: that is a bug, raised as such.
+
+The decision summaries (CONTRACT §6.6, `validate_summaries`) get the shape pass against their
+own generated schema: their heads are built by the model (its cross-field rules ran), their
+diagnostics pages by SQL, whose every integer comes from an integer column.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import jsonschema_rs
 import orjson
 
 from valuechain.contract.documents import StageAnalyticsV1, stage_analytics_json_schema
+from valuechain.contract.verdict_summary import DecisionSummary, decision_summary_json_schema
 from valuechain.store import sqlfiles
 
 _BATCH: Final = 256  # documents per fetch (tens of KB each): memory stays bounded
@@ -47,6 +52,17 @@ def _schema_validator() -> Any:
     return jsonschema_rs.validator_for(stage_analytics_json_schema())
 
 
+@cache
+def _summary_validator() -> Any:
+    return jsonschema_rs.validator_for(decision_summary_json_schema())
+
+
+def _schema_problem(validator: Any, value: object) -> str | None:
+    for error in validator.iter_errors(value):
+        return f"{error.message} at {'/'.join(map(str, error.instance_path)) or 'the root'}"
+    return None
+
+
 def shape_problem(document: str) -> str | None:
     """Why ``document`` fails the generated JSON Schema (or strict numbers), else None."""
     if any(m.group(1) not in _MILLIS_KEYS for m in _FRACTIONAL.finditer(document)):
@@ -55,9 +71,7 @@ def shape_problem(document: str) -> str | None:
         value = orjson.loads(document)
     except orjson.JSONDecodeError as refused:  # e.g. a lone surrogate: the model decides
         return f"not parsed by the fast path ({refused})"
-    for error in _schema_validator().iter_errors(value):
-        return f"{error.message} at {'/'.join(map(str, error.instance_path)) or 'the root'}"
-    return None
+    return _schema_problem(_schema_validator(), value)
 
 
 def validate_documents(con: duckdb.DuckDBPyConnection, params: Mapping[str, Any]) -> int:
@@ -109,4 +123,36 @@ def _raise_for(con: duckdb.DuckDBPyConnection, refused: dict[int, str]) -> None:
         f"run {run_id} ({source} chains, analyzer {version}): the bulk check refused its "
         f"stage analytics document ({refused[doc_id]}) but the model accepts it; "
         "the check and contract/documents.py disagree"
+    )
+
+
+def validate_summaries(con: duckdb.DuckDBPyConnection) -> int:
+    """Validate every decision summary of ``v_summaries`` (sql/verdict/050) against the JSON
+    Schema generated from `DecisionSummary`; returns how many were validated.
+
+    Raises:
+        pydantic.ValidationError: a summary broke the contract (the model's own error).
+        RuntimeError: the schema refused a summary the model accepts (a bug in the check).
+    """
+    cursor = con.execute("SELECT run_id, chain_source, analyzer_version, document FROM v_summaries")
+    seen, refused = 0, None
+    while refused is None and (batch := cursor.fetchmany(_BATCH)):
+        seen += len(batch)
+        for run_id, source, version, document in batch:
+            try:
+                problem = _schema_problem(_summary_validator(), orjson.loads(document))
+            except orjson.JSONDecodeError as error:
+                problem = f"not parsed by the fast path ({error})"
+            if problem is not None:
+                refused = (run_id, source, version, document, problem)
+                break
+    if refused is None:
+        return seen
+    cursor.abort()  # release the unfinished result before anything else runs
+    run_id, source, version, document, problem = refused
+    DecisionSummary.model_validate_json(document)  # raises the contract's own error
+    raise RuntimeError(
+        f"run {run_id} ({source} chains, analyzer {version}): the bulk check refused its "
+        f"decision summary ({problem}) but the model accepts it; the check and "
+        "contract/verdict_summary.py disagree"
     )
