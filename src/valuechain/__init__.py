@@ -1,9 +1,41 @@
-"""valuechain: honest user-value-chain analytics from OTLP eval traces of MCP servers."""
+"""valuechain: honest user-value-chain analytics from OTLP eval traces of MCP servers.
+
+The public API is loaded on first use (PEP 562 ``__getattr__``): importing a submodule — a
+decode worker unpickling ``valuechain.ingest.source.parts.decode_part`` — runs this file
+first, and an eager ``from valuechain.api import …`` here would load the whole package
+(polars, DuckDB, every stage) into every worker for nothing.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from valuechain._version import __version__
-from valuechain.api import Store, decode, open, synth_history
-from valuechain.errors import ValuechainError
+
+if TYPE_CHECKING:
+    from valuechain.api import Store, decode, open, synth_history
+    from valuechain.errors import ValuechainError
 
 __all__ = ["Store", "ValuechainError", "__version__", "decode", "open", "synth_history"]
+
+_LAZY = {
+    "Store": "valuechain.api",
+    "decode": "valuechain.api",
+    "open": "valuechain.api",
+    "synth_history": "valuechain.api",
+    "ValuechainError": "valuechain.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'valuechain' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # once loaded, a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

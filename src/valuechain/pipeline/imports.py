@@ -32,6 +32,8 @@ from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import BytesDecoded, ImportProgress, Phase, Silent
 from valuechain.store import Committed, Database, PendingDerivation, SourceWriter
 
+# the module a decode worker runs (``decode_part``): all it needs, none of the store's
+PART_DECODER = "valuechain.ingest.source.parts"
 ProgressFn = Callable[[int], None]  # bytes decoded (the simple watcher: `BytesDecoded`)
 
 
@@ -192,6 +194,9 @@ class DecodePool:
             self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="decode")
         if self._executor is None:
             context = multiprocessing.get_context("forkserver")
+            # the fork server loads the decoder once; each worker it forks starts with it
+            # (ignored if the server already runs: a derive step started it first)
+            context.set_forkserver_preload([PART_DECODER])
             watched, self._lifeline = context.Pipe(duplex=False)
             self._executor = ProcessPoolExecutor(
                 self.workers,
