@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from valuechain.contract.chain import StageResult
 from valuechain.contract.measurements import (
     LATENCY_ELIGIBLE_STAGES,
+    check_persisted,
     measurement_problems,
     measurements_wire,
     reach_is_consistent_with_state,
@@ -124,3 +125,48 @@ def test_any_reach_the_state_does_not_admit_is_found(
 
 def test_latency_is_eligible_on_selection_call_and_response_only() -> None:
     assert sorted(s.value for s in LATENCY_ELIGIBLE_STAGES) == ["call", "response", "selection"]
+
+
+ROWS = [(s.value, "passed", "observed", None) for s in STAGES]
+SENT = [(i, "reached", None) for i in range(6)]
+
+
+@pytest.mark.parametrize(
+    ("chain", "outcome", "sent", "schema", "expected"),
+    [
+        (ROWS, (12, None, None), SENT, 1, (True, [])),
+        (
+            ROWS,
+            (12, None, None),
+            [(0, "notReached", None), *SENT[1:]],
+            1,
+            (
+                True,
+                [
+                    "stage 'connection' reports reach 'notReached', which state 'passed' does not "
+                    "admit"
+                ],
+            ),
+        ),
+        (ROWS[::-1], (12, None, None), SENT, 1, (False, None)),  # the chain fails §2.1
+        (ROWS, (12, "call", None), SENT, 1, (False, None)),  # a first failed stage, none failed
+        (ROWS, (12, None, None), None, None, (True, None)),  # no measurements sent
+        (ROWS, (13, None, None), SENT, 1, (True, None)),  # a chain ahead: never read
+        (ROWS, (12, None, None), SENT, 2, (True, None)),  # measurements ahead: never read
+        (
+            [*ROWS[:3], (STAGES[3].value, "passed", None, "{oops"), *ROWS[4:]],  # not JSON
+            (12, None, None),
+            SENT,
+            1,
+            (False, None),
+        ),
+    ],
+)
+def test_check_persisted(
+    chain: list[tuple[str, str, str | None, str | None]],
+    outcome: tuple[int, str | None, str | None],
+    sent: list[tuple[int, str, float | None]] | None,
+    schema: int | None,
+    expected: tuple[bool, list[str] | None],
+) -> None:
+    assert check_persisted(chain, outcome, sent, schema) == expected

@@ -4,7 +4,8 @@ Shared by the rooms that judge measurements: derive/ checks the measurements it 
 evidence/ checks the producer's persisted measurements against the producer's persisted chain
 (TRACE-FORMAT §5.2 `W_CHAIN_INVALID`, never repaired), and store/ runs the same check on the
 rows of a store written before it existed. `measurement_problems` is CONTRACT §7.4's local
-`measurementsVerified`: the §4 validator on the wire form, then `stageMeasurementDisagreements`.
+`measurementsVerified`: the §4 validator on the wire form, then `stageMeasurementDisagreements`;
+`check_persisted` runs §2.1 and it on a producer's chain and measurements as sent or stored.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
+import orjson
+
 from valuechain.contract.chain import StageMeasurementRow, StageMeasurements
-from valuechain.contract.versions import STAGE_MEASUREMENTS_SCHEMA_VERSION
+from valuechain.contract.verdict_diagnostics import validate_chain
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
 from valuechain.contract.vocab import (
     LATENCY_BASIS_EVIDENCE_SPAN_UNION,
     LATENCY_UNIT,
@@ -168,3 +172,52 @@ def _row_problem(stage: Stage, row: object) -> str | None:
         if reach != Reach.REACHED.value:
             return f"stage '{stage}' carries a latency with reach '{reach}' (only when reached)"
     return None
+
+
+def check_persisted(
+    chain_rows: Iterable[tuple[str | None, str | None, str | None, str | None]],
+    outcome: tuple[int, str | None, str | None],
+    measurements: Iterable[tuple[int, str | None, float | None]] | None,
+    schema_version: int | None,
+) -> tuple[bool, list[str] | None]:
+    """A producer's persisted chain as rows (stage, state, reason, evidence JSON) in index
+    order with its outcome (analyzer version, first failed stage, failure category), and its
+    measurements as rows (index, reach, latency ms; None: none sent): whether the chain passes
+    the §2.1 validator, and what keeps the measurements from being verified — None when they
+    are not checked: none sent, the chain fails §2.1, or it or they are ahead of this reader
+    (version-excluded, never read, §7.3)."""
+    version, first, category = outcome
+    checked = validate_chain(
+        {
+            "stageResults": [_chain_row_wire(*row) for row in chain_rows],
+            "stageAnalyzerVersion": version,
+            **({} if first is None else {"firstFailedStage": first}),
+            **({} if category is None else {"failureCategory": category}),
+        }
+    )
+    if checked is None:
+        return False, None
+    if measurements is None or version > STAGE_ANALYZER_VERSION:
+        return True, None
+    if schema_version is not None and schema_version > STAGE_MEASUREMENTS_SCHEMA_VERSION:
+        return True, None
+    wire = measurements_wire(measurements, schema_version, version)
+    return True, measurement_problems(wire, checked["stages"], version)
+
+
+def _chain_row_wire(
+    stage: str | None, state: str | None, reason: str | None, evidence: str | None
+) -> dict[str, object]:
+    """A chain row as stored or exported (evidence as JSON text) in its wire form
+    (`StageResultRow`): absent fields left out, evidence that is not JSON kept as a value the
+    §2.1 validator refuses."""
+    out: dict[str, object] = {}
+    for key, value in (("stage", stage), ("state", state), ("reason", reason)):
+        if value is not None:
+            out[key] = value
+    if evidence is not None:
+        try:
+            out["evidence"] = orjson.loads(evidence)
+        except orjson.JSONDecodeError:
+            out["evidence"] = None  # not an object: the validator refuses it
+    return out

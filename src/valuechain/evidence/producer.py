@@ -14,13 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import orjson
 import polars as pl
 
 from valuechain.contract.issues import Code
-from valuechain.contract.measurements import measurement_problems, measurements_wire
-from valuechain.contract.verdict_diagnostics import validate_chain
-from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
+from valuechain.contract.measurements import check_persisted
 from valuechain.contract.vocab_rules import STAGES
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
@@ -220,41 +217,20 @@ def _verify(
     joined = heads.join(rows, on="trial_index", how="inner", maintain_order="left").join(
         sent, on="trial_index", how="left", maintain_order="left"
     )
-    for (
-        i,
-        trial_id,
-        run_id,
-        first,
-        category,
-        version,
-        schema,
-        stage_rows,
-        trace,
-        m,
-    ) in joined.iter_rows():
-        metadata = {
-            "stageResults": [_wire_row(r) for r in stage_rows],
-            "stageAnalyzerVersion": version,
-            **({} if first is None else {"firstFailedStage": first}),
-            **({} if category is None else {"failureCategory": category}),
-        }
-        checked = validate_chain(metadata)
-        if checked is None:
-            bad_chains.append((i, trial_id, run_id, trace, f"{len(stage_rows)} rows"))
-            continue
-        if (
-            m is None
-            or version > STAGE_ANALYZER_VERSION
-            or (schema is not None and schema > STAGE_MEASUREMENTS_SCHEMA_VERSION)
-        ):
-            continue
-        wire = measurements_wire(
-            ((r["idx"], r["reach"], r["latency_ms"]) for r in m), schema, version
+    for row in joined.iter_rows():
+        i, trial_id, run_id, first, category, version, schema, chain_rows, trace, m = row
+        chain_ok, problems = check_persisted(
+            ((r["name"], r["state"], r["reason"], r["evidence"]) for r in chain_rows),
+            (version, first, category),
+            None if m is None else ((r["idx"], r["reach"], r["latency_ms"]) for r in m),
+            schema,
         )
-        problems = measurement_problems(wire, checked["stages"], version)
-        agree[i] = not problems
-        if problems:
-            bad_measurements.append((i, trial_id, run_id, trace, problems[0]))
+        if not chain_ok:
+            bad_chains.append((i, trial_id, run_id, trace, f"{len(chain_rows)} rows"))
+        elif problems is not None:
+            agree[i] = not problems
+            if problems:
+                bad_measurements.append((i, trial_id, run_id, trace, problems[0]))
     _report_invalid(
         bad_chains,
         "the persisted chain of {n} fails the CONTRACT §2.1 shape check (first: trial {trial}, "
@@ -291,19 +267,6 @@ def _report_invalid(
             occurrences=len(bad),
         )
     )
-
-
-def _wire_row(row: Mapping[str, str | None]) -> dict[str, object]:
-    """A chain row as the producer's wire has it: absent fields left out."""
-    out: dict[str, object] = {k: row[k] for k in ("name", "state", "reason") if row[k] is not None}
-    if "name" in out:
-        out["stage"] = out.pop("name")
-    if row["evidence"] is not None:
-        try:
-            out["evidence"] = orjson.loads(row["evidence"])
-        except orjson.JSONDecodeError:
-            out["evidence"] = None  # not an object: the validator refuses it
-    return out
 
 
 def _unresolved(chain: pl.DataFrame, trace_spans: pl.DataFrame) -> pl.DataFrame:

@@ -10,15 +10,10 @@ written; nothing the producer sent is changed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import duckdb
-import orjson
 import pyarrow as pa
 
-from valuechain.contract.measurements import measurement_problems, measurements_wire
-from valuechain.contract.verdict_diagnostics import validate_chain
-from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
+from valuechain.contract.measurements import check_persisted
 from valuechain.store import sqlfiles
 
 MEASUREMENTS_CHECKED_FROM = 12  # the store schema version whose derive step runs the check
@@ -39,25 +34,20 @@ def check_producer_measurements(con: duckdb.DuckDBPyConnection) -> int:
     rows checked."""
     rows = con.execute(sqlfiles.statement("store/400_producer_measurements.sql").text).fetchall()
     checked: dict[str, list[object]] = {name: [] for name in _CHECKED.names}
-    for trial_id, run_id, version, first, category, schema, stage_rows, measured in rows:
-        if version > STAGE_ANALYZER_VERSION or (
-            schema is not None and schema > STAGE_MEASUREMENTS_SCHEMA_VERSION
-        ):
-            continue
-        chain = validate_chain(
-            {
-                "stageResults": [_wire_row(r) for r in stage_rows],
-                "stageAnalyzerVersion": version,
-                **({} if first is None else {"firstFailedStage": first}),
-                **({} if category is None else {"failureCategory": category}),
-            }
+    for trial_id, run_id, version, first, category, schema, chain_rows, measured in rows:
+        sent = (
+            None
+            if measured is None
+            else [(m["idx"], m["reach"], m["latency_ms"]) for m in measured]
         )
-        if chain is None:
-            continue
-        sent = ((m["idx"], m["reach"], m["latency_ms"]) for m in measured or ())
-        problems = measurement_problems(
-            measurements_wire(sent, schema, version), chain["stages"], version
+        _, problems = check_persisted(
+            ((r["stage"], r["state"], r["reason"], r["evidence"]) for r in chain_rows),
+            (version, first, category),
+            sent,
+            schema,
         )
+        if problems is None:
+            continue
         for name, value in zip(
             _CHECKED.names, (trial_id, run_id, version, not problems), strict=True
         ):
@@ -69,16 +59,3 @@ def check_producer_measurements(con: duckdb.DuckDBPyConnection) -> int:
         finally:
             con.unregister("checked_measurements")
     return len(checked["trial_id"])
-
-
-def _wire_row(row: Mapping[str, str | None]) -> dict[str, object]:
-    """A stored chain row in its wire form (`StageResultRow`): absent fields left out."""
-    out: dict[str, object] = {"stage": row["stage"], "state": row["state"]}
-    if row["reason"] is not None:
-        out["reason"] = row["reason"]
-    if row["evidence"] is not None:
-        try:
-            out["evidence"] = orjson.loads(row["evidence"])
-        except orjson.JSONDecodeError:
-            out["evidence"] = None  # not an object: the validator refuses it
-    return out
