@@ -4,7 +4,9 @@
 -- recorded in core.trial_outcome (an absent verdict is not a verified one). Derived chains are kept at every version they were derived
 -- at, each read by a reader at that version; the producer's persisted chain is kept at its
 -- newest stored version and read by valuechain's current analyzer ($reader_version), which
--- excludes a version-ahead one (§5.4 step 3). `doc_version` is the reader version of the
+-- excludes a version-ahead one (§5.4 step 3). Measurements are verified only when their
+-- chain's verdict says so and valuechain's own check did not find them disagreeing with the
+-- chain (`measurements_agree`; TRACE-FORMAT §5.2 W_CHAIN_INVALID: never trusted over it). `doc_version` is the reader version of the
 -- document the chain belongs to; only documents at $versions are built unless $all_versions.
 -- Grain: one row per (tkey, source, analyzer_version) kept. Reads: a_target_runs,
 -- a_trial_keys, a_chain_sigs, core.trial_outcome.
@@ -12,8 +14,10 @@ CREATE OR REPLACE TEMP TABLE a_versions AS
 WITH outcomes AS (
     SELECT
         k.tkey, o.source, o.analyzer_version, o.failure_category, o.chain_verified,
-        o.measurements_present, o.measurements_verified, o.measurements_schema_version,
-        o.measurements_analyzer_version
+        o.measurements_present,
+        CASE WHEN o.measurements_agree IS FALSE THEN false ELSE o.measurements_verified END
+                                                                   AS measurements_verified,
+        o.measurements_schema_version, o.measurements_analyzer_version
     FROM core.trial_outcome o
     JOIN a_target_runs USING (run_id)
     JOIN a_trial_keys k USING (run_id, trial_id)

@@ -78,6 +78,7 @@ class TrialSpec:
     chain_verified: bool | None = True
     measurements: bool = True
     measurements_verified: bool | None = True
+    measurements_agree: bool | None = None  # valuechain's own check (None: not checked)
     measurements_schema: int | None = 1
     measurements_analyzer: int | None = None  # default: the chain's analyzer
     reach: Mapping[int, str] = field(default_factory=dict)
@@ -208,6 +209,7 @@ def _chain_rows(t: TrialSpec, rows: dict[str, list[dict[str, Any]]]) -> None:
                 "chain_verified": t.chain_verified,
                 "measurements_present": measured,
                 "measurements_verified": t.measurements_verified if measured else None,
+                "measurements_agree": t.measurements_agree if measured else None,
                 "measurements_schema_version": t.measurements_schema if measured else None,
                 "measurements_analyzer_version": (
                     (t.measurements_analyzer if t.measurements_analyzer is not None else t.analyzer)
@@ -262,7 +264,8 @@ _COLUMNS: dict[str, str] = {
     "trial_outcome": "trial_id VARCHAR, run_id VARCHAR, source VARCHAR, "
     "analyzer_version INTEGER, first_failed_stage VARCHAR, failure_category VARCHAR, "
     "chain_verified BOOLEAN, measurements_present BOOLEAN, measurements_verified BOOLEAN, "
-    "measurements_schema_version INTEGER, measurements_analyzer_version INTEGER",
+    "measurements_schema_version INTEGER, measurements_analyzer_version INTEGER, "
+    "measurements_agree BOOLEAN",
     "stage_measurements": "trial_id VARCHAR, run_id VARCHAR, source VARCHAR, "
     "analyzer_version INTEGER, stage_index TINYINT, stage VARCHAR, reach VARCHAR, "
     "latency_ms DOUBLE",

@@ -166,6 +166,8 @@ def test_a6_lifecycle_exclusions(funnels: Funnels, status: str | None, detail: s
         (TrialSpec("a", measurements=False), "integrity", "measurementsMissing"),
         (TrialSpec("a", measurements_verified=False), "integrity", "measurementsInvalid"),
         (TrialSpec("a", measurements_verified=None), "integrity", "measurementsInvalid"),
+        # the producer said verified, valuechain's own check found them disagreeing (§7.4)
+        (TrialSpec("a", measurements_agree=False), "integrity", "measurementsInvalid"),
         (TrialSpec("a", measurements_analyzer=11), "integrity", "analyzerMismatch"),
         (TrialSpec("a", measurements_schema=2), "version", "measurementsVersionAhead"),
         (TrialSpec("a", exclusion_class="integrity"), "integrity", "chainUnverified"),
@@ -177,6 +179,11 @@ def test_a7_integrity_and_version(funnels: Funnels, spec: TrialSpec, cls: str, d
     doc = funnels.doc()
     assert (doc["includedTrials"], doc["excludedTrials"]) == (0, {cls: 1})
     assert doc["excludedTrialDetail"] == {detail: 1}
+
+
+def test_a7_measurements_that_agree_are_included(funnels: Funnels) -> None:
+    funnels.add(TrialSpec("a", measurements_agree=True)).materialize()
+    assert (funnels.doc()["includedTrials"], funnels.doc()["excludedTrials"]) == (1, {})
 
 
 def test_a7_version_ahead_chain_is_excluded_by_the_reader(funnels: Funnels) -> None:

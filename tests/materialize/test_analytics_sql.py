@@ -474,7 +474,7 @@ def test_040_versions_join_outcomes_and_pick_the_newest_producer_chain(
     for tid, source, version, verified in (("a", "derived", 12, True), ("b", "derived", 12, None)):
         con.execute(
             "INSERT INTO core.trial_outcome VALUES ($1, 'run-1', $2, $3, NULL, 'setup', "
-            "$4, true, true, 1, $3)",
+            "$4, true, true, 1, $3, true)",
             [tid, source, version, verified],
         )
     run(con, "040")

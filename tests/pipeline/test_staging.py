@@ -70,6 +70,9 @@ def reference_tables(
             "measurements_verified": not stage_measurement_disagreements(
                 measured, chain.stage_results, chain.stage_analyzer_version
             ),
+            "measurements_agree": not stage_measurement_disagreements(
+                measured, chain.stage_results, chain.stage_analyzer_version
+            ),
             "measurements_schema_version": STAGE_MEASUREMENTS_SCHEMA_VERSION,
             "measurements_analyzer_version": measured.stage_analyzer_version,
         }

@@ -107,6 +107,9 @@ def contract_cases() -> dict[str, bytes]:
     d = copy.deepcopy(doc)  # a row out of stage order: the chain fails CONTRACT §2.1
     set_attr(trial_root(d), "mcp.app.stages.3.name", {"stringValue": "discovery"})
     out["contract_chain_invalid.json"] = dumps(d)
+    d = copy.deepcopy(doc)  # a reach its stage's state does not admit: CONTRACT §4 disagreement
+    set_attr(trial_root(d), "mcp.app.measurements.1.reach", {"stringValue": "notReached"})
+    out["contract_measurements_invalid.json"] = dumps(d)
     return out
 
 

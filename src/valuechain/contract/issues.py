@@ -186,8 +186,10 @@ TRIAL_HINTS: Final[dict[Code, str]] = {
         "it is not used to upgrade reach"
     ),
     Code.W_CHAIN_INVALID: (
-        "the producer's chain is stored as sent and never repaired; the trial is "
-        "integrity-excluded (chainUnverified): fix the producer's exporter"
+        "the producer's chain and measurements are stored as sent and never repaired; a chain "
+        "failing CONTRACT §2.1 integrity-excludes the trial (chainUnverified), measurements "
+        "disagreeing with it exclude it from the producer's funnels (measurementsInvalid): "
+        "fix the producer's exporter"
     ),
     Code.W_UNKNOWN_AUTHORED_MODE: (
         "mode must be model_driven or model_free; the authored case was inferred instead "

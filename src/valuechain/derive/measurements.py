@@ -2,7 +2,9 @@
 
 Reference: `stage-measurements.ts` (`deriveStageMeasurements`). Reach is a projection of the
 state, except that a `notMeasured` row whose own cited span ids resolve to a known span is
-`reached` — what makes measurement coverage < 1 possible. Latency never moves a state.
+`reached` — what makes measurement coverage < 1 possible. Latency never moves a state. What
+makes measurements consistent with a chain is the contract's (`contract.measurements`),
+shared with the check of the producer's persisted measurements; re-exported here.
 """
 
 from __future__ import annotations
@@ -19,20 +21,26 @@ from valuechain.contract.chain import (
     StageResult,
 )
 from valuechain.contract.derivation import Number
+from valuechain.contract.measurements import (
+    LATENCY_ELIGIBLE_STAGES,
+    REACH_FOR_STATE,
+    reach_for_state,
+    reach_is_consistent_with_state,
+    stage_measurement_disagreements,
+)
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
-from valuechain.contract.vocab import Reach, Stage, StageState
+from valuechain.contract.vocab import Reach, Stage
 from valuechain.contract.vocab_rules import STAGES
 
-# Connection/discovery timing is a run-level setup fact; userValue has no grader timer.
-LATENCY_ELIGIBLE_STAGES: frozenset[Stage] = frozenset({Stage.SELECTION, Stage.CALL, Stage.RESPONSE})
-
-REACH_FOR_STATE: Mapping[StageState, Reach] = {
-    StageState.PASSED: Reach.REACHED,
-    StageState.FAILED: Reach.REACHED,  # a stage that produced a failure demonstrably ran
-    StageState.NOT_REACHED: Reach.NOT_REACHED,
-    StageState.NOT_APPLICABLE: Reach.NOT_APPLICABLE,
-    StageState.NOT_MEASURED: Reach.UNKNOWN,  # the default, upgraded by cited spans
-}
+__all__ = [
+    "LATENCY_ELIGIBLE_STAGES",
+    "REACH_FOR_STATE",
+    "derive_measurements",
+    "reach_for_state",
+    "reach_is_consistent_with_state",
+    "stage_measurement_disagreements",
+    "union_duration_ms",
+]
 
 
 class TimedSpan(Protocol):
@@ -44,18 +52,6 @@ class TimedSpan(Protocol):
     def started_at(self) -> Number | None: ...
     @property
     def ended_at(self) -> Number | None: ...
-
-
-def reach_for_state(state: StageState) -> Reach:
-    """`reachForStageState`: the reach a state implies on its own."""
-    return REACH_FOR_STATE[state]
-
-
-def reach_is_consistent_with_state(state: StageState, reach: Reach) -> bool:
-    """Every state pins its reach, except `notMeasured`, which admits unknown or reached."""
-    if state is StageState.NOT_MEASURED:
-        return reach in (Reach.UNKNOWN, Reach.REACHED)
-    return reach is REACH_FOR_STATE[state]
 
 
 def _interval(span: TimedSpan) -> tuple[Number, Number] | None:
@@ -137,30 +133,3 @@ def _measure(
     if not intervals:
         return _PLAIN[stage, reach]  # no usable interval ⇒ no latency, never 0
     return StageMeasurementRow(stage, reach, LatencySample(union_duration_ms(intervals)))
-
-
-def stage_measurement_disagreements(
-    measurements: StageMeasurements,
-    stage_results: Sequence[StageResult],
-    stage_analyzer_version: int,
-) -> list[str]:
-    """`stageMeasurementDisagreements`: why measurements do not describe this chain."""
-    problems: list[str] = []
-    if measurements.stage_analyzer_version != stage_analyzer_version:
-        problems.append(
-            f"stageAnalyzerVersion {measurements.stage_analyzer_version} does not match "
-            f"the chain's {stage_analyzer_version}"
-        )
-    for index, stage in enumerate(STAGES):
-        if index >= len(measurements.rows) or index >= len(stage_results):
-            problems.append(f"stage '{stage}' is missing from one of the two payloads")
-            continue
-        row, decided = measurements.rows[index], stage_results[index]
-        if row.stage is not stage or decided.stage is not stage:
-            problems.append(f"stage '{stage}' is out of order")
-        elif not reach_is_consistent_with_state(decided.state, row.reach):
-            problems.append(
-                f"stage '{stage}' reports reach '{row.reach}', which state "
-                f"'{decided.state}' does not admit"
-            )
-    return problems

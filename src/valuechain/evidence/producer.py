@@ -5,7 +5,8 @@ a later step stores with `source = 'producer'`: kept exactly as sent — never r
 never coerced — so that CONTRACT §2.1/§4/§7.4 verification and the derived-vs-producer diff
 run on what the producer said. Rows 0–5 arrive as wide root columns; any other index as long
 rows. Evidence span ids that do not resolve to a span of the same trace are listed per row
-and reported (`W_EVIDENCE_SPAN_UNRESOLVED`).
+and reported (`W_EVIDENCE_SPAN_UNRESOLVED`); a chain that fails §2.1, or measurements that
+disagree with it, are reported (`W_CHAIN_INVALID`) and excluded, never repaired.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import orjson
 import polars as pl
 
 from valuechain.contract.issues import Code
-from valuechain.contract.verdict_diagnostics import validate_chain
+from valuechain.contract.measurements import check_persisted
 from valuechain.contract.vocab_rules import STAGES
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
@@ -37,7 +37,7 @@ class ProducerRows:
 
     chain: pl.DataFrame
     measurements: pl.DataFrame
-    outcome: pl.DataFrame
+    outcome: pl.DataFrame  # with `measurements_agree`: valuechain's check (None: not checked)
     invalid: tuple[int, ...] = ()  # trial indexes whose chain fails CONTRACT §2.1
 
 
@@ -160,19 +160,36 @@ def producer_rows(
         "latency_ms",
     )
     outcome = _outcome(roots, chain, measurements)
-    invalid = _invalid_chains(raw_chain, outcome, log)
-    # A row without a stage or a state cannot be stored (its chain fails §2.1: excluded).
+    invalid, agree = _verify(raw_chain, measured, outcome, log)
+    outcome = outcome.with_columns(
+        pl.col("trial_index")
+        .replace_strict(agree, default=None, return_dtype=pl.Boolean)
+        .alias("measurements_agree")
+    )
+    # A row without a stage or a state cannot be stored (its chain fails §2.1: excluded), nor
+    # a measurement without a reach or of no stage (they fail §4: excluded from the producer's
+    # funnels, the rest kept as sent).
     whole = chain.filter(pl.col("stage").is_not_null() & pl.col("state").is_not_null())
-    return ProducerRows(whole, measurements, outcome, invalid)
+    kept = measurements.filter(pl.col("stage").is_not_null() & pl.col("reach").is_not_null())
+    return ProducerRows(whole, kept, outcome, invalid)
 
 
-def _invalid_chains(chain: pl.DataFrame, outcome: pl.DataFrame, log: IssueLog) -> tuple[int, ...]:
-    """Trials whose persisted chain, as sent, fails the CONTRACT §2.1 persisted-shape validator
+def _verify(
+    chain: pl.DataFrame, measured: pl.DataFrame, outcome: pl.DataFrame, log: IssueLog
+) -> tuple[tuple[int, ...], dict[int, bool]]:
+    """Check each persisted chain, as sent, with the CONTRACT §2.1 persisted-shape validator
     (six rows in stage order, known states and reasons, typed evidence, `firstFailedStage` the
-    first failed row's): `W_CHAIN_INVALID`, one issue naming the first, the trials
-    integrity-excluded (`chainUnverified`) and the chain stored as sent, never repaired (a
-    row without a stage or state is not stored at all). A chain without an analyzer version
-    is `check_chain_versions`' to report."""
+    first failed row's), then its measurements against it (§4, §7.4: six rows with a known
+    reach the row's state admits, latency only where §4 allows). Returns the trials whose
+    chain fails, and per checked trial whether its measurements agree.
+
+    Each failure is `W_CHAIN_INVALID`, one issue per kind naming the first trial and the
+    count; nothing is repaired. A failing chain integrity-excludes its trial
+    (`chainUnverified`; a row without a stage or state is not stored at all); measurements
+    that disagree exclude it from the producer's funnels (`measurementsInvalid`, through
+    `measurements_agree`: the producer's own verdict stays as sent). A chain without an
+    analyzer version is `check_chain_versions`' to report; measurements or a chain ahead of
+    this reader are version-excluded, never read (§7.3), so not checked."""
     heads = outcome.filter(pl.col("analyzer_version").is_not_null()).select(
         "trial_index",
         "trial_id",
@@ -180,6 +197,7 @@ def _invalid_chains(chain: pl.DataFrame, outcome: pl.DataFrame, log: IssueLog) -
         "first_failed_stage",
         "failure_category",
         "analyzer_version",
+        "measurements_schema_version",
     )
     rows = (
         chain.sort("trial_index", "idx")
@@ -188,47 +206,67 @@ def _invalid_chains(chain: pl.DataFrame, outcome: pl.DataFrame, log: IssueLog) -
             pl.struct("name", "state", "reason", "evidence").alias("rows"), pl.col("trace").first()
         )
     )
-    bad: list[tuple[int, str, str, str, str]] = []
-    for i, trial_id, run_id, first, category, version, stage_rows, trace in heads.join(
-        rows, on="trial_index", how="inner", maintain_order="left"
-    ).iter_rows():
-        metadata = {
-            "stageResults": [_wire_row(r) for r in stage_rows],
-            "stageAnalyzerVersion": version,
-            **({} if first is None else {"firstFailedStage": first}),
-            **({} if category is None else {"failureCategory": category}),
-        }
-        if validate_chain(metadata) is None:
-            bad.append((i, trial_id, run_id, trace, f"{len(stage_rows)} rows"))
-    if bad:
-        i, trial_id, run_id, trace, size = bad[0]
-        log.add(
-            EvidenceIssue(
-                Code.W_CHAIN_INVALID,
-                f"the persisted chain of {len(bad)} trial{'s' * (len(bad) != 1)} fails the "
-                f"CONTRACT §2.1 shape check (first: trial {trial_id}, {size}); "
-                "integrity-excluded, kept as sent",
-                trace_id=trace,
-                trial_id=trial_id,
-                run_id=run_id,
-                key="mcp.app.stages",
-                occurrences=len(bad),
-            )
+    sent = (
+        measured.sort("trial_index", "idx")
+        .group_by("trial_index", maintain_order=True)
+        .agg(pl.struct("idx", "reach", "latency_ms").alias("measured"))
+    )
+    bad_chains: list[tuple[int, str, str, str, str]] = []
+    bad_measurements: list[tuple[int, str, str, str, str]] = []
+    agree: dict[int, bool] = {}
+    joined = heads.join(rows, on="trial_index", how="inner", maintain_order="left").join(
+        sent, on="trial_index", how="left", maintain_order="left"
+    )
+    for row in joined.iter_rows():
+        i, trial_id, run_id, first, category, version, schema, chain_rows, trace, m = row
+        chain_ok, problems = check_persisted(
+            ((r["name"], r["state"], r["reason"], r["evidence"]) for r in chain_rows),
+            (version, first, category),
+            None if m is None else ((r["idx"], r["reach"], r["latency_ms"]) for r in m),
+            schema,
         )
-    return tuple(b[0] for b in bad)
+        if not chain_ok:
+            bad_chains.append((i, trial_id, run_id, trace, f"{len(chain_rows)} rows"))
+        elif problems is not None:
+            agree[i] = not problems
+            if problems:
+                bad_measurements.append((i, trial_id, run_id, trace, problems[0]))
+    _report_invalid(
+        bad_chains,
+        "the persisted chain of {n} fails the CONTRACT §2.1 shape check (first: trial {trial}, "
+        "{why}); integrity-excluded, kept as sent",
+        "mcp.app.stages",
+        log,
+    )
+    _report_invalid(
+        bad_measurements,
+        "the persisted measurements of {n} disagree with the persisted chain (CONTRACT §4; "
+        "first: trial {trial}: {why}); excluded from the producer's funnels as "
+        "integrity/measurementsInvalid, kept as sent",
+        "mcp.app.measurements",
+        log,
+    )
+    return tuple(b[0] for b in bad_chains), agree
 
 
-def _wire_row(row: Mapping[str, str | None]) -> dict[str, object]:
-    """A chain row as the producer's wire has it: absent fields left out."""
-    out: dict[str, object] = {k: row[k] for k in ("name", "state", "reason") if row[k] is not None}
-    if "name" in out:
-        out["stage"] = out.pop("name")
-    if row["evidence"] is not None:
-        try:
-            out["evidence"] = orjson.loads(row["evidence"])
-        except orjson.JSONDecodeError:
-            out["evidence"] = None  # not an object: the validator refuses it
-    return out
+def _report_invalid(
+    bad: list[tuple[int, str, str, str, str]], template: str, key: str, log: IssueLog
+) -> None:
+    if not bad:
+        return
+    _, trial_id, run_id, trace, why = bad[0]
+    n = f"{len(bad)} trial{'s' * (len(bad) != 1)}"
+    log.add(
+        EvidenceIssue(
+            Code.W_CHAIN_INVALID,
+            template.format(n=n, trial=trial_id, why=why),
+            trace_id=trace,
+            trial_id=trial_id,
+            run_id=run_id,
+            key=key,
+            occurrences=len(bad),
+        )
+    )
 
 
 def _unresolved(chain: pl.DataFrame, trace_spans: pl.DataFrame) -> pl.DataFrame:

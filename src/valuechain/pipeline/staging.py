@@ -204,6 +204,7 @@ def derived_tables(
         )
         measured_version.append(measured.stage_analyzer_version)
     n = len(chain_trials)
+    outcome["measurements_agree"] = measurements_verified  # our own check, as for the producer's
     outcome["measurements_present"] = [True] * n
     outcome["measurements_schema_version"] = [STAGE_MEASUREMENTS_SCHEMA_VERSION] * n
     six = len(STAGES)

@@ -2,8 +2,9 @@
 
 A store records its schema version in ``core.meta``. Opening one for writing creates what is
 missing and (re)creates the views of ``sql/views``; an older store is migrated through
-``sql/migrate`` first — never in place: the migration runs on a copy beside the store, and only
-a copy that migrated completely replaces the store (an interruption, a failing script or a full
+``sql/migrate`` first (then ``backfill.py``'s checks, whose rule is the contract's) — never in
+place: the migration runs on a copy beside the store, and only a copy that migrated
+completely replaces the store (an interruption, a failing script or a full
 disk leaves the old file exactly as it was). ``valuechain store migrate`` does the same on its
 own, says what it ran, and can keep the old file as a backup. A read-only open of an older
 store is refused with that command as the fix; a newer store is refused, never rewritten.
@@ -31,9 +32,10 @@ from valuechain._version import __version__
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
+from valuechain.store.backfill import MEASUREMENTS_CHECKED_FROM, check_producer_measurements
 from valuechain.store.files import copy_durably, replace_durably, work_file
 
-STORE_SCHEMA_VERSION = 11  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
+STORE_SCHEMA_VERSION = 12  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 VIEWS_DIGEST = "views_digest"
 MIGRATE_HINT = "run `valuechain store migrate` (it upgrades the store safely, keeping a backup)"
 
@@ -114,6 +116,8 @@ def create(con: duckdb.DuckDBPyConnection, stored: int | None) -> None:
             con.execute(sql.text)
         for sql in migrations(stored, "after"):
             con.execute(sql.text, sql.bind(params))
+        if stored is not None and stored < MEASUREMENTS_CHECKED_FROM:
+            check_producer_measurements(con)  # the contract's rule, in Python (backfill.py)
         for sql in sqlfiles.folder("views"):
             con.execute(sql.text)
         for key, value in (

@@ -108,6 +108,9 @@ TRIAL_OUTCOME = table_schema(
     ("measurements_verified", pa.bool_(), True),
     ("measurements_schema_version", pa.int32(), True),
     ("measurements_analyzer_version", pa.int32(), True),
+    # valuechain's own check (CONTRACT §7.4): the measurements pass §4 and agree with the
+    # chain; the producer's `measurements_verified` stays as sent. NULL: not checked.
+    ("measurements_agree", pa.bool_(), True),
 )
 
 STAGE_MEASUREMENTS = table_schema(
