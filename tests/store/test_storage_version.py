@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 import valuechain
-from valuechain.store.database import STORAGE_COMPATIBILITY
+from valuechain.store.sandbox import STORAGE_COMPATIBILITY
 
 # DuckDB's storage version numbers, by the oldest release that reads them (its storage_info).
 READABLE_FROM = {64: "v1.0.0", 65: "v1.2.0"}

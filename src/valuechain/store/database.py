@@ -4,10 +4,6 @@ Stored tables live in the DuckDB schema ``core``; users read the views of ``main
 ``events``, ``links``, ``attributes``, ``imports``, ``issues``, ``traces``) with ids as
 lower-case hex. Every source is committed in one transaction: a failure leaves the store
 exactly as it was. The same bytes imported twice change nothing.
-
-Over ~400 lines on purpose: `Database` is the one owner of the connection and its transaction
-discipline (write, undo, the operation log the crash-point tests patch by this module's name);
-splitting it would put transaction handling in two places.
 """
 
 from __future__ import annotations
@@ -27,19 +23,14 @@ import pyarrow as pa
 
 from valuechain._version import __version__
 from valuechain.errors import StoreError
-from valuechain.store import lock, migrate, sqlfiles
+from valuechain.store import migrate, sqlfiles
 from valuechain.store.consistency import check_ledger
-from valuechain.store.disk import cannot_open
 from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
-from valuechain.store.sandbox import read_only_sql, sandbox
+from valuechain.store.sandbox import connect, read_only_sql
 
 DEFAULT_STORE = "valuechain.duckdb"
-# A new store is written in DuckDB's v1.2.0 storage format: every DuckDB client from 1.2.0 on
-# reads it (the newest format, DuckDB 2.0's default, no client before 2.0 can), for ~3 % more
-# file than the newest; v1.0.0's format would reach back one more release for ~19 % more.
-STORAGE_COMPATIBILITY = "v1.2.0"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
 # store; a bound keeps an import's footprint flat (DuckDB spills to disk beyond it).
@@ -336,33 +327,6 @@ def log_operation(
         "valuechain": __version__,
     }
     con.execute(sql.text, sql.bind(params))
-
-
-def connect(
-    path: Path,
-    *,
-    read_only: bool,
-    memory_limit: str,
-    allowed: Sequence[Path] = (),
-    wait: float = 0.0,
-) -> duckdb.DuckDBPyConnection:
-    """A sandboxed connection to the DuckDB file at ``path`` (``sql/connection``); while
-    another process holds the file, wait up to ``wait`` seconds (then `StoreBusyError`)."""
-    try:
-        con = lock.connect(
-            str(path),
-            read_only=read_only,
-            wait=wait,
-            config={"storage_compatibility_version": STORAGE_COMPATIBILITY},
-        )
-    except duckdb.Error as exc:
-        raise cannot_open(str(path), exc) from exc
-    try:
-        sandbox(con, str(path), memory_limit=memory_limit, allowed_directories=allowed)
-    except StoreError:
-        con.close()
-        raise
-    return con
 
 
 def open_database(

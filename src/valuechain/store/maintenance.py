@@ -18,7 +18,7 @@ import duckdb
 
 from valuechain.errors import StoreError
 from valuechain.store import lock, migrate, sqlfiles
-from valuechain.store.database import STORAGE_COMPATIBILITY, Database, connect, log_operation
+from valuechain.store.database import Database, log_operation
 from valuechain.store.files import (
     file_size,
     replace_durably,
@@ -26,6 +26,7 @@ from valuechain.store.files import (
     wal_path,
     work_file,
 )
+from valuechain.store.sandbox import STORAGE_COMPATIBILITY, connect
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,13 @@ import duckdb
 import polars as pl
 
 from valuechain.errors import StoreError, UsageError
-from valuechain.store import sqlfiles
+from valuechain.store import lock, sqlfiles
+from valuechain.store.disk import cannot_open
 
+# A new store is written in DuckDB's v1.2.0 storage format: every DuckDB client from 1.2.0 on
+# reads it (the newest format, DuckDB 2.0's default, no client before 2.0 can), for ~3 % more
+# file than the newest; v1.0.0's format would reach back one more release for ~19 % more.
+STORAGE_COMPATIBILITY = "v1.2.0"
 # Statement types that only read. EXPLAIN is one when what it explains is (EXPLAIN ANALYZE runs it).
 _READS = frozenset({duckdb.StatementType.SELECT})
 _EXPLAIN = re.compile(
@@ -147,3 +152,30 @@ def _statements(query: str) -> list[duckdb.Statement]:
         return list(duckdb.extract_statements(query))
     except duckdb.Error as exc:
         raise query_error(exc) from exc
+
+
+def connect(
+    path: Path,
+    *,
+    read_only: bool,
+    memory_limit: str,
+    allowed: Sequence[Path] = (),
+    wait: float = 0.0,
+) -> duckdb.DuckDBPyConnection:
+    """A sandboxed connection to the DuckDB file at ``path`` (``sql/connection``); while
+    another process holds the file, wait up to ``wait`` seconds (then `StoreBusyError`)."""
+    try:
+        con = lock.connect(
+            str(path),
+            read_only=read_only,
+            wait=wait,
+            config={"storage_compatibility_version": STORAGE_COMPATIBILITY},
+        )
+    except duckdb.Error as exc:
+        raise cannot_open(str(path), exc) from exc
+    try:
+        sandbox(con, str(path), memory_limit=memory_limit, allowed_directories=allowed)
+    except StoreError:
+        con.close()
+        raise
+    return con

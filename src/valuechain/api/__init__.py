@@ -5,8 +5,8 @@
 >>> report = store.import_paths(["exports/"])
 >>> store.sql("SELECT count(*) FROM spans")
 
-Over ~400 lines on purpose: one thin method per verb, each a call into pipeline/query/report,
-so the whole public surface reads in one file; the logic lives in the layers below.
+One thin method per verb on `Store`, each a call into pipeline/query/report; the functions
+that need no store live in `valuechain.api.tools` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from typing import Any
 
 import polars as pl
 
+from valuechain.api.tools import decode, read_policy_file, scale, synth_history
 from valuechain.contract.compare import RunComparison
 from valuechain.contract.documents import StageAnalyticsV1
-from valuechain.contract.verdict_policy import PolicyFileError, VerdictPolicyFile, parse_policy_file
+from valuechain.contract.verdict_policy import VerdictPolicyFile
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
-from valuechain.errors import UsageError
-from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
-from valuechain.materialize.analytics import materialize_runs, utc_now
+from valuechain.ingest.decode import DecodeOptions
+from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
 from valuechain.pipeline.export import ExportSummary, export_parquet
 from valuechain.pipeline.follow import FollowRound, follow
@@ -33,7 +33,6 @@ from valuechain.pipeline.imports import ImportOptions, ImportReport, ProgressFn,
 from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
 from valuechain.pipeline.progress import ImportProgress
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
-from valuechain.pipeline.scale.job import ScaleSummary, scale_paths
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
 from valuechain.query.compare import compare_runs
 from valuechain.query.coverage import coverage_frame, coverage_lint_frame, coverage_request
@@ -54,8 +53,9 @@ from valuechain.query.verdict import VerdictView, verdict_view
 from valuechain.report.html import StepFn, build_report, report_request
 from valuechain.store import Database, PendingDerivation, open_database
 from valuechain.store.maintenance import StoreInfo, store_info
-from valuechain.synth.history import write_history
-from valuechain.synth.history_manifest import HistoryFile, HistoryManifest, read_manifest
+from valuechain.synth.history_manifest import HistoryFile, read_manifest
+
+__all__ = ["Store", "decode", "open", "read_policy_file", "scale", "synth_history"]
 
 
 class Store:
@@ -394,59 +394,3 @@ def open(
             wait=wait,
         )
     )
-
-
-def synth_history(folder: str | Path, *, weeks: int = 6, seed: int = 0) -> HistoryManifest:
-    """Write a seeded synthetic history of ``weeks`` weeks into ``folder`` (one export per
-    week and `history.json`, what `valuechain synth --history` writes); `Store.import_history`
-    builds a store from it."""
-    return write_history(folder, weeks=weeks, seed=seed)
-
-
-def scale(
-    paths: Iterable[str | Path],
-    out: str | Path,
-    *,
-    analyzer: int = STAGE_ANALYZER_VERSION,
-    overwrite: bool = False,
-    clock: Callable[[], dt.datetime] | None = None,
-    num_cpus: int = 2,
-    progress: ImportProgress | None = None,
-) -> ScaleSummary:
-    """Derive and materialize exports with Ray Data (``valuechain[ray]``) into ``out``, in the
-    export layout; a local Ray of ``num_cpus`` unless ``$RAY_ADDRESS`` names a cluster."""
-    return scale_paths(
-        paths,
-        out,
-        analyzer=analyzer,
-        overwrite=overwrite,
-        clock=clock or utc_now,
-        num_cpus=num_cpus,
-        progress=progress,
-    )
-
-
-def decode(
-    data: bytes | dict[str, Any], source: str = "<memory>", *, salvage: bool = False
-) -> DecodedSource:
-    """Decode one export's bytes into Arrow span tables, issues and accounting (pure)."""
-    return decode_export(data, source, DecodeOptions(salvage=salvage))
-
-
-def read_policy_file(path: str | Path) -> VerdictPolicyFile:
-    """A verdict policy file (TOML by its ``.toml`` suffix, else JSON), validated.
-
-    Raises:
-        UsageError: the file cannot be read, or does not parse or validate.
-    """
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise UsageError(str(file), f"cannot read the policy file ({error.strerror})") from None
-    try:
-        return parse_policy_file(text, toml=file.suffix.lower() == ".toml")
-    except PolicyFileError as error:
-        raise UsageError(
-            str(file), str(error), "see the schema: valuechain schema verdict-policy"
-        ) from None
