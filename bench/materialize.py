@@ -159,7 +159,8 @@ SELECT
     true,
     hash(trial_id, source, 3) % 997 <> 0,
     1,
-    CASE WHEN hash(trial_id, 11) % 2000 = 0 THEN analyzer_version - 1 ELSE analyzer_version END
+    CASE WHEN hash(trial_id, 11) % 2000 = 0 THEN analyzer_version - 1 ELSE analyzer_version END,
+    hash(trial_id, source, 3) % 997 <> 0  -- measurements_agree: the same check here
 FROM core.stage_chain
 GROUP BY trial_id, run_id, source, analyzer_version
 """
