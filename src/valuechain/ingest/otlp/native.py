@@ -216,7 +216,7 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
         nt.decimal(ev_time, zero_is_null=True),
         nt.quoted(pc.struct_field(ev, "name")),
         nt.decimal(ev_dropped),
-        attrs.canon["event"],
+        nt.bracketed(attrs.canon["event"]),
     )
     ln_trace_state = pc.struct_field(ln, "traceState")
     ln_canon = nt.json_list(
@@ -224,7 +224,7 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
         nt.quoted(pc.utf8_lower(ln_span)),
         nt.quoted(ln_trace_state),
         nt.decimal(ln_flags, zero_is_null=True),
-        attrs.canon["link"],
+        nt.bracketed(attrs.canon["link"]),
     )
     message = pc.struct_field(status, "message")
     canon_text = nt.json_list(  # canonical.span_hash's list, as orjson writes it
@@ -243,9 +243,9 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
         "null",  # status_code_name_raw
         nt.quoted(message),
         "[0,0,0]",  # dropped counts (a span with any falls back)
-        attrs.canon["span"],
-        nt.joined(ev_canon, n_events),
-        nt.joined(ln_canon, n_links),
+        nt.bracketed(attrs.canon["span"]),
+        nt.bracketed(nt.joined(ev_canon, n_events)),
+        nt.bracketed(nt.joined(ln_canon, n_links)),
     )
     n_spans = len(sp)
     out = {

@@ -131,9 +131,20 @@ _OTHERS += [(chr(c), f"\\u{c:04x}") for c in range(0x20) if c not in (0x08, 0x09
 def escaped(values: Any) -> Any:
     """String values with JSON escapes as orjson writes them (no quotes added)."""
     values = _plain(values)
+    found = escapes(values)
+    if found is None:
+        return values
+    mask, sub = found
+    return pc.replace_with_mask(values, mask, sub)
+
+
+def escapes(values: Any) -> tuple[Any, Any] | None:
+    """The values that need JSON escapes, as a mask and their escaped text (only theirs);
+    None when none does."""
+    values = _plain(values)
     mask = pc.match_substring_regex(values, _NEEDS_ESCAPE)
     if not pc.any(mask).as_py():
-        return values
+        return None
     mask = pc.fill_null(mask, False)
     sub = pc.replace_substring_regex(pc.filter(values, mask), r'(["\\])', r"\\\1")
     if pc.any(pc.match_substring_regex(sub, r"[\x00-\x1f]")).as_py():
@@ -142,7 +153,7 @@ def escaped(values: Any) -> Any:
         if pc.any(pc.match_substring_regex(sub, _OTHER_CONTROL)).as_py():
             for raw, text in _OTHERS:
                 sub = pc.replace_substring(sub, raw, text)
-    return pc.replace_with_mask(values, mask, sub)
+    return mask, sub
 
 
 def _plain(values: Any) -> Any:
@@ -179,20 +190,27 @@ def concat(*parts: Any) -> Any:
 
 
 def json_list(*items: Any) -> Any:
-    """``[a,b,…]`` element-wise: items already JSON text (arrays, or literal tokens)."""
+    """``[a,b,…]`` element-wise: items already JSON text (arrays, or literal tokens; a tuple
+    is its parts, concatenated)."""
     parts: list[Any] = ["["]
     for item in items:
-        parts += [item, ","]
+        parts += [*item, ","] if isinstance(item, tuple) else [item, ","]
     parts[-1] = "]"
     return concat(*parts)
 
 
-def joined(pieces: Any, lengths: Any) -> Any:
-    """``[a,b,…]`` per owner, from the owners' pieces in order and how many each has."""
+def joined(pieces: Any, lengths: Any, separator: str = ",") -> Any:
+    """Per owner, its pieces (in order; ``lengths`` says how many each has) joined with
+    ``separator``, without brackets (``json_list`` takes ``("[", text, "]")``)."""
     offsets = pc.cumulative_sum(pc.fill_null(lengths, 0).cast(pa.int64()))
     offsets = pa.concat_arrays([pa.array([0], pa.int64()), offsets.cast(pa.int64())])
     lists = pa.LargeListArray.from_arrays(offsets, _plain(pieces))
-    return concat("[", pc.binary_join(lists, pa.scalar(",", pa.large_string())), "]")
+    return pc.binary_join(lists, pa.scalar(separator, pa.large_string()))
+
+
+def bracketed(text: Any) -> tuple[str, Any, str]:
+    """``[text]``, as one item of ``json_list``."""
+    return ("[", text, "]")
 
 
 # ---------------------------------------------------------------------------- numbers
