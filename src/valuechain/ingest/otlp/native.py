@@ -2,7 +2,8 @@
 
 ``parse`` reads canonical NDJSON records (or one document) with ``pyarrow.json`` and the
 explicit OTLP schema of ``native_text.otlp_schema`` — in C++, strictly: an unknown field, a
-value of another JSON type, a duplicate key, a NaN token or a lone surrogate fails the parse.
+value of another JSON type, a duplicate key, a NaN or Infinity token outside a double or a lone
+surrogate fails the parse (``decode`` refuses a non-finite double).
 ``decode`` flattens the parsed records into the span tables with vectorised compute and writes
 each span's canonical content (``canonical.py``) as the bytes orjson would, so its hashes are
 the reference's.

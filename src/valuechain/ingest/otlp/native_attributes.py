@@ -72,7 +72,9 @@ def attribute_rows(groups: list[Owners], threshold: int, role_key: str) -> Attri
         _refuse(bad, pc.filter(record, long), too_long)
     int_rows = present[nt.INT_VALUE]
     _refuse(bad, pc.filter(record, int_rows), pc.invert(nt.int64_text(pc.filter(ints, int_rows))))
-    _refuse(bad, record, pc.fill_null(pc.greater(pc.abs(doubles), _EXACT_INT_DOUBLE), False))
+    # beyond ±2^53, or not finite: a bare NaN or Infinity, which the reference notes
+    unusual = pc.or_kleene(pc.greater(pc.abs(doubles), _EXACT_INT_DOUBLE), pc.is_nan(doubles))
+    _refuse(bad, record, pc.fill_null(unusual, False))
     _refuse(bad, record, present[nt.KVLIST_VALUE])
     array_rows = present[nt.ARRAY_VALUE]
     array_text, array_bad = _scalar_arrays(pc.filter(fields[nt.ARRAY_VALUE], array_rows))
