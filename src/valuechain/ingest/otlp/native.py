@@ -221,8 +221,8 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
     )
     ln_trace_state = pc.struct_field(ln, "traceState")
     ln_canon = nt.json_list(
-        nt.quoted(pc.utf8_lower(ln_trace)),
-        nt.quoted(pc.utf8_lower(ln_span)),
+        nt.quoted(pc.utf8_lower(ln_trace), escape=False),
+        nt.quoted(pc.utf8_lower(ln_span), escape=False),
         nt.quoted(ln_trace_state),
         nt.decimal(ln_flags, zero_is_null=True),
         nt.bracketed(attrs.canon["link"]),
@@ -230,9 +230,9 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
     message = pc.struct_field(status, "message")
     canon_text = nt.json_list(  # canonical.span_hash's list, as orjson writes it
         pc.take(pa.array(owner_json, pa.large_string()), sp_ss),
-        nt.quoted(trace_hex),
-        nt.quoted(span_hex),
-        nt.quoted(parent_hex),
+        nt.quoted(trace_hex, escape=False),
+        nt.quoted(span_hex, escape=False),
+        nt.quoted(parent_hex, escape=False),
         nt.quoted(f["traceState"]),
         nt.decimal(flags, zero_is_null=True),
         nt.quoted(f["name"]),

@@ -146,7 +146,9 @@ def escapes(values: Any) -> tuple[Any, Any] | None:
     if not pc.any(mask).as_py():
         return None
     mask = pc.fill_null(mask, False)
-    sub = pc.replace_substring_regex(pc.filter(values, mask), r'(["\\])', r"\\\1")
+    sub = pc.filter(values, mask)
+    for raw, text in _NAMED[:2]:  # the backslash first
+        sub = pc.replace_substring(sub, raw, text)
     if pc.any(pc.match_substring_regex(sub, r"[\x00-\x1f]")).as_py():
         for raw, text in _NAMED[2:]:
             sub = pc.replace_substring(sub, raw, text)
@@ -164,10 +166,11 @@ def _plain(values: Any) -> Any:
     return values
 
 
-def quoted(values: Any, empty_is_null: bool = True) -> Any:
-    """``"value"`` (escaped), and ``null`` for a null (or, by default, an empty) string."""
+def quoted(values: Any, empty_is_null: bool = True, escape: bool = True) -> Any:
+    """``"value"`` (escaped, unless the values are known to need none: hex ids), and ``null``
+    for a null (or, by default, an empty) string."""
     values = _plain(values)
-    text = concat('"', escaped(values), '"')
+    text = concat('"', escaped(values) if escape else values, '"')
     missing = pc.is_null(values)
     if empty_is_null:
         missing = pc.or_kleene(missing, pc.equal(pc.binary_length(values), 0))
