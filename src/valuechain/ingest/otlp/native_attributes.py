@@ -114,8 +114,8 @@ def attribute_rows(groups: list[Owners], threshold: int, role_key: str) -> Attri
     code = _repeat(len(_TYPES) - 1, n, pa.int8())  # empty
     int_values = pc.cast(pc.if_else(int_rows, ints, pa.scalar("0")), pa.int64())
     int_values = pc.if_else(int_rows, int_values, pa.scalar(None, pa.int64()))
-    array_full = _spread(array_rows, array_text)
-    texts = _Texts(n)
+    array_full = nt.spread(array_rows, array_text)
+    texts = nt.Fragments(n, len(_TYPES))
     for index, (variant, _, _) in enumerate(_TYPES):
         mask = present[variant] if variant else pc.equal(code, pa.scalar(index, pa.int8()))
         if not pc.any(mask).as_py():
@@ -139,7 +139,7 @@ def attribute_rows(groups: list[Owners], threshold: int, role_key: str) -> Attri
             spelled = [_spelled(x) for x in pc.filter(source, mask).to_pylist()]
             texts.subset(mask, pa.array(spelled, pa.large_string()))
         else:  # empty: no text
-            texts.subset(mask, _blank(pc.sum(mask.cast(pa.int64())).as_py()))
+            texts.subset(mask, nt.blank(pc.sum(mask.cast(pa.int64())).as_py()))
     value_type = pc.take(_TYPE_NAMES, code)
     table = pa.table(
         {
@@ -237,52 +237,6 @@ def _heads(dictionary: Any, key_index: Any, code: Any) -> tuple[Any, Any]:
     return texts, pairs.indices
 
 
-class _Texts:
-    """The values' texts as fragments: whole columns (row i's text is the column's item i)
-    and subsets (the rows of a mask, in order; a subset overrides a column)."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.arrays: list[Any] = []
-        self.at = 0
-        self.bases = [0] * len(_TYPES)
-        self.subsets: list[tuple[Any, int]] = []
-
-    def _add(self, text: Any) -> int:
-        at = self.at
-        self.arrays.append(text)
-        self.at += len(text)
-        return at
-
-    def column(self, code: int, text: Any) -> None:
-        self.bases[code] = self._add(text)
-
-    def subset(self, mask: Any, text: Any) -> None:
-        self.subsets.append((mask, self._add(text)))
-
-    def indexes(self, code: Any) -> tuple[Any, Any]:
-        """All fragments, and each row's fragment."""
-        rows = pc.add(pc.take(pa.array(self.bases, pa.int64()), code), nt.arange(self.n))
-        for mask, base in self.subsets:
-            rows = pc.if_else(
-                mask, pc.add(pc.cumulative_sum(mask.cast(pa.int64())), base - 1), rows
-            )
-        if not self.arrays:
-            return pa.array([], pa.large_string()), rows
-        return pa.concat_arrays(self.arrays), rows
-
-
-def _spread(mask: Any, subset: Any) -> Any:
-    """The items of ``subset`` at the rows of ``mask`` (in order), null elsewhere."""
-    where = pc.subtract(pc.cumulative_sum(mask.cast(pa.int64())), 1)
-    return pc.take(subset, pc.if_else(mask, where, pa.scalar(None, pa.int64())))
-
-
-def _blank(n: int) -> Any:
-    """``n`` empty strings."""
-    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(bytes(8 * (n + 1))), pa.py_buffer(b""))
-
-
 def _last_of_owner(sorted_owner: Any) -> Any:
     """Mask: the last attribute of its owner (in key order)."""
     n = len(sorted_owner)
@@ -367,8 +321,8 @@ def _bytes(values: Any, threshold: int) -> tuple[Any, Any]:
         data = anyvalue.decode_bytes(text)
         out.append(data)
         bad.append(data is None or len(data) > threshold)
-    decoded = _spread(mask, pa.array(out, pa.large_binary()))
-    return decoded, pc.fill_null(_spread(mask, pa.array(bad, pa.bool_())), False)
+    decoded = nt.spread(mask, pa.array(out, pa.large_binary()))
+    return decoded, pc.fill_null(nt.spread(mask, pa.array(bad, pa.bool_())), False)
 
 
 # variant, value_type, whether the canonical value is a JSON string (else a bare token)

@@ -3,7 +3,8 @@
 The canonical content of ``canonical.py`` is ``orjson.dumps`` of nested lists; the native path
 writes the same bytes with Arrow compute: ``quoted`` escapes a string exactly as orjson does
 (``"``, ``\\``, and the control characters below U+0020 — ``\\b \\t \\n \\f \\r`` by name, the
-others as ``\\u00xx``; nothing else), ``decimal`` renders an integer, ``concat`` joins columns.
+others as ``\\u00xx``; nothing else), ``decimal`` renders an integer, ``concat`` joins columns;
+``Fragments`` keeps many texts in one array, so that pieces are taken from it, not rebuilt.
 """
 
 from __future__ import annotations
@@ -214,6 +215,53 @@ def joined(pieces: Any, lengths: Any, separator: str = ",") -> Any:
 def bracketed(text: Any) -> tuple[str, Any, str]:
     """``[text]``, as one item of ``json_list``."""
     return ("[", text, "]")
+
+
+class Fragments:
+    """Texts of ``n`` rows as fragments of one array: whole columns, one per code (row i's
+    text is the column's item i), and subsets (the rows of a mask, in order; a subset
+    overrides a column)."""
+
+    def __init__(self, n: int, codes: int) -> None:
+        self.n = n
+        self.arrays: list[Any] = []
+        self.at = 0
+        self.bases = [0] * codes
+        self.subsets: list[tuple[Any, int]] = []
+
+    def _add(self, text: Any) -> int:
+        at = self.at
+        self.arrays.append(text)
+        self.at += len(text)
+        return at
+
+    def column(self, code: int, text: Any) -> None:
+        self.bases[code] = self._add(text)
+
+    def subset(self, mask: Any, text: Any) -> None:
+        self.subsets.append((mask, self._add(text)))
+
+    def indexes(self, code: Any) -> tuple[Any, Any]:
+        """All fragments, and each row's fragment."""
+        rows = pc.add(pc.take(pa.array(self.bases, pa.int64()), code), arange(self.n))
+        for mask, base in self.subsets:
+            rows = pc.if_else(
+                mask, pc.add(pc.cumulative_sum(mask.cast(pa.int64())), base - 1), rows
+            )
+        if not self.arrays:
+            return pa.array([], pa.large_string()), rows
+        return pa.concat_arrays(self.arrays), rows
+
+
+def spread(mask: Any, subset: Any) -> Any:
+    """The items of ``subset`` at the rows of ``mask`` (in order), null elsewhere."""
+    where = pc.subtract(pc.cumulative_sum(mask.cast(pa.int64())), 1)
+    return pc.take(subset, pc.if_else(mask, where, pa.scalar(None, pa.int64())))
+
+
+def blank(n: int) -> Any:
+    """``n`` empty strings."""
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(bytes(8 * (n + 1))), pa.py_buffer(b""))
 
 
 # ---------------------------------------------------------------------------- numbers
