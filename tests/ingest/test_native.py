@@ -122,6 +122,18 @@ REFUSED = {
     "NaN": _request(_span(attributes=[{"key": "d", "value": {"doubleValue": 1.5}}])).replace(
         b"1.5", b"NaN"
     ),
+    "Infinity": _request(_span(attributes=[{"key": "d", "value": {"doubleValue": 1.5}}])).replace(
+        b"1.5", b"Infinity"
+    ),
+    "-Infinity": _request(_span(attributes=[{"key": "d", "value": {"doubleValue": 1.5}}])).replace(
+        b"1.5", b"-Infinity"
+    ),
+    "NaN in an array": _request(
+        _span(
+            attributes=[{"key": "d", "value": {"arrayValue": {"values": [{"doubleValue": 1.5}]}}}]
+        )
+    ).replace(b"1.5", b"NaN"),
+    "NaN as a time": _request(_span(startTimeUnixNano=1.5)).replace(b"1.5", b"NaN"),
     "unknown field": _request(_span(extra=1)),
     "number int": _request(_span(attributes=[{"key": "i", "value": {"intValue": 5}}])),
     "enum name": _request(_span(kind="SPAN_KIND_SERVER")),
@@ -155,6 +167,19 @@ def test_what_the_native_path_refuses_falls_back_and_is_counted(name: str) -> No
         _identical(native, exact)
         assert native.native_records < 4
         assert native.native_records + native.fast_records <= 4
+
+
+def test_the_words_null_nan_and_infinity_inside_strings() -> None:
+    # only ``null`` is refused unparsed (Arrow reads it as absent); NaN and Infinity inside a
+    # string are text, and the native path takes them
+    words = _request(
+        _span(name="NaN", attributes=[{"key": "Infinity", "value": {"stringValue": "-Infinity"}}])
+    )
+    null = _request(_span(name="null"))
+    data = b"\n".join([words, null, words]) + b"\n"
+    native, exact = _paths(data, "w.jsonl", batch_bytes=100)  # in parts of lines
+    _identical(native, exact)
+    assert native.native_records == 2
 
 
 # ---------------------------------------------------------------------------- property

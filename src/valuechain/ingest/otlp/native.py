@@ -2,7 +2,8 @@
 
 ``parse`` reads canonical NDJSON records (or one document) with ``pyarrow.json`` and the
 explicit OTLP schema of ``native_text.otlp_schema`` — in C++, strictly: an unknown field, a
-value of another JSON type, a duplicate key, a NaN token or a lone surrogate fails the parse.
+value of another JSON type, a duplicate key, a NaN or Infinity token outside a double or a lone
+surrogate fails the parse (``decode`` refuses a non-finite double).
 ``decode`` flattens the parsed records into the span tables with vectorised compute and writes
 each span's canonical content (``canonical.py``) as the bytes orjson would, so its hashes are
 the reference's.
@@ -216,22 +217,22 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
         nt.decimal(ev_time, zero_is_null=True),
         nt.quoted(pc.struct_field(ev, "name")),
         nt.decimal(ev_dropped),
-        attrs.canon["event"],
+        nt.bracketed(attrs.canon["event"]),
     )
     ln_trace_state = pc.struct_field(ln, "traceState")
     ln_canon = nt.json_list(
-        nt.quoted(pc.utf8_lower(ln_trace)),
-        nt.quoted(pc.utf8_lower(ln_span)),
+        nt.quoted(pc.utf8_lower(ln_trace), escape=False),
+        nt.quoted(pc.utf8_lower(ln_span), escape=False),
         nt.quoted(ln_trace_state),
         nt.decimal(ln_flags, zero_is_null=True),
-        attrs.canon["link"],
+        nt.bracketed(attrs.canon["link"]),
     )
     message = pc.struct_field(status, "message")
     canon_text = nt.json_list(  # canonical.span_hash's list, as orjson writes it
         pc.take(pa.array(owner_json, pa.large_string()), sp_ss),
-        nt.quoted(trace_hex),
-        nt.quoted(span_hex),
-        nt.quoted(parent_hex),
+        nt.quoted(trace_hex, escape=False),
+        nt.quoted(span_hex, escape=False),
+        nt.quoted(parent_hex, escape=False),
         nt.quoted(f["traceState"]),
         nt.decimal(flags, zero_is_null=True),
         nt.quoted(f["name"]),
@@ -243,9 +244,9 @@ def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
         "null",  # status_code_name_raw
         nt.quoted(message),
         "[0,0,0]",  # dropped counts (a span with any falls back)
-        attrs.canon["span"],
-        nt.joined(ev_canon, n_events),
-        nt.joined(ln_canon, n_links),
+        nt.bracketed(attrs.canon["span"]),
+        nt.bracketed(nt.joined(ev_canon, n_events)),
+        nt.bracketed(nt.joined(ln_canon, n_links)),
     )
     n_spans = len(sp)
     out = {

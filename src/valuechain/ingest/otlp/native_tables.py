@@ -34,7 +34,7 @@ def resource_identities(
     identities, hashes = [], []
     for url, count, text, ks, ps in zip(urls, dropped, canon, keys, pieces, strict=True):
         head = _dumps(url or None) + b"," + str(count or 0).encode() + b","
-        identities.append(_sha256(b"[" + head + text.encode() + b"]").digest())
+        identities.append(_sha256(b"[" + head + b"[" + text.encode() + b"]]").digest())
         content = ",".join(p for k, p in zip(ks, ps, strict=True) if not canonical.is_envelope(k))
         hashes.append(_sha256(f"[{content}]".encode()).hexdigest())
     return identities, hashes
@@ -47,7 +47,7 @@ def scope_identities(
     out, owners = [], []
     for r, name, version, url, dropped, text in scopes:
         head = _dumps([identities[r].hex(), name or None, version or None, url or None])
-        tail = b"," + text.encode() + b"]"
+        tail = b",[" + text.encode() + b"]]"
         out.append(_sha256(head[:-1] + b"," + str(dropped or 0).encode() + tail).digest())
         owner = _dumps([hashes[r], name or None, version or None])[:-1] + tail
         owners.append(_dumps(owner.decode()).decode())

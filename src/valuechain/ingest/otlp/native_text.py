@@ -3,7 +3,8 @@
 The canonical content of ``canonical.py`` is ``orjson.dumps`` of nested lists; the native path
 writes the same bytes with Arrow compute: ``quoted`` escapes a string exactly as orjson does
 (``"``, ``\\``, and the control characters below U+0020 — ``\\b \\t \\n \\f \\r`` by name, the
-others as ``\\u00xx``; nothing else), ``decimal`` renders an integer, ``concat`` joins columns.
+others as ``\\u00xx``; nothing else), ``decimal`` renders an integer, ``concat`` joins columns;
+``Fragments`` keeps many texts in one array, so that pieces are taken from it, not rebuilt.
 """
 
 from __future__ import annotations
@@ -131,18 +132,31 @@ _OTHERS += [(chr(c), f"\\u{c:04x}") for c in range(0x20) if c not in (0x08, 0x09
 def escaped(values: Any) -> Any:
     """String values with JSON escapes as orjson writes them (no quotes added)."""
     values = _plain(values)
+    found = escapes(values)
+    if found is None:
+        return values
+    mask, sub = found
+    return pc.replace_with_mask(values, mask, sub)
+
+
+def escapes(values: Any) -> tuple[Any, Any] | None:
+    """The values that need JSON escapes, as a mask and their escaped text (only theirs);
+    None when none does."""
+    values = _plain(values)
     mask = pc.match_substring_regex(values, _NEEDS_ESCAPE)
     if not pc.any(mask).as_py():
-        return values
+        return None
     mask = pc.fill_null(mask, False)
-    sub = pc.replace_substring_regex(pc.filter(values, mask), r'(["\\])', r"\\\1")
+    sub = pc.filter(values, mask)
+    for raw, text in _NAMED[:2]:  # the backslash first
+        sub = pc.replace_substring(sub, raw, text)
     if pc.any(pc.match_substring_regex(sub, r"[\x00-\x1f]")).as_py():
         for raw, text in _NAMED[2:]:
             sub = pc.replace_substring(sub, raw, text)
         if pc.any(pc.match_substring_regex(sub, _OTHER_CONTROL)).as_py():
             for raw, text in _OTHERS:
                 sub = pc.replace_substring(sub, raw, text)
-    return pc.replace_with_mask(values, mask, sub)
+    return mask, sub
 
 
 def _plain(values: Any) -> Any:
@@ -153,10 +167,11 @@ def _plain(values: Any) -> Any:
     return values
 
 
-def quoted(values: Any, empty_is_null: bool = True) -> Any:
-    """``"value"`` (escaped), and ``null`` for a null (or, by default, an empty) string."""
+def quoted(values: Any, empty_is_null: bool = True, escape: bool = True) -> Any:
+    """``"value"`` (escaped, unless the values are known to need none: hex ids), and ``null``
+    for a null (or, by default, an empty) string."""
     values = _plain(values)
-    text = concat('"', escaped(values), '"')
+    text = concat('"', escaped(values) if escape else values, '"')
     missing = pc.is_null(values)
     if empty_is_null:
         missing = pc.or_kleene(missing, pc.equal(pc.binary_length(values), 0))
@@ -179,20 +194,74 @@ def concat(*parts: Any) -> Any:
 
 
 def json_list(*items: Any) -> Any:
-    """``[a,b,…]`` element-wise: items already JSON text (arrays, or literal tokens)."""
+    """``[a,b,…]`` element-wise: items already JSON text (arrays, or literal tokens; a tuple
+    is its parts, concatenated)."""
     parts: list[Any] = ["["]
     for item in items:
-        parts += [item, ","]
+        parts += [*item, ","] if isinstance(item, tuple) else [item, ","]
     parts[-1] = "]"
     return concat(*parts)
 
 
-def joined(pieces: Any, lengths: Any) -> Any:
-    """``[a,b,…]`` per owner, from the owners' pieces in order and how many each has."""
+def joined(pieces: Any, lengths: Any, separator: str = ",") -> Any:
+    """Per owner, its pieces (in order; ``lengths`` says how many each has) joined with
+    ``separator``, without brackets (``json_list`` takes ``("[", text, "]")``)."""
     offsets = pc.cumulative_sum(pc.fill_null(lengths, 0).cast(pa.int64()))
     offsets = pa.concat_arrays([pa.array([0], pa.int64()), offsets.cast(pa.int64())])
     lists = pa.LargeListArray.from_arrays(offsets, _plain(pieces))
-    return concat("[", pc.binary_join(lists, pa.scalar(",", pa.large_string())), "]")
+    return pc.binary_join(lists, pa.scalar(separator, pa.large_string()))
+
+
+def bracketed(text: Any) -> tuple[str, Any, str]:
+    """``[text]``, as one item of ``json_list``."""
+    return ("[", text, "]")
+
+
+class Fragments:
+    """Texts of ``n`` rows as fragments of one array: whole columns, one per code (row i's
+    text is the column's item i), and subsets (the rows of a mask, in order; a subset
+    overrides a column)."""
+
+    def __init__(self, n: int, codes: int) -> None:
+        self.n = n
+        self.arrays: list[Any] = []
+        self.at = 0
+        self.bases = [0] * codes
+        self.subsets: list[tuple[Any, int]] = []
+
+    def _add(self, text: Any) -> int:
+        at = self.at
+        self.arrays.append(text)
+        self.at += len(text)
+        return at
+
+    def column(self, code: int, text: Any) -> None:
+        self.bases[code] = self._add(text)
+
+    def subset(self, mask: Any, text: Any) -> None:
+        self.subsets.append((mask, self._add(text)))
+
+    def indexes(self, code: Any) -> tuple[Any, Any]:
+        """All fragments, and each row's fragment."""
+        rows = pc.add(pc.take(pa.array(self.bases, pa.int64()), code), arange(self.n))
+        for mask, base in self.subsets:
+            rows = pc.if_else(
+                mask, pc.add(pc.cumulative_sum(mask.cast(pa.int64())), base - 1), rows
+            )
+        if not self.arrays:
+            return pa.array([], pa.large_string()), rows
+        return pa.concat_arrays(self.arrays), rows
+
+
+def spread(mask: Any, subset: Any) -> Any:
+    """The items of ``subset`` at the rows of ``mask`` (in order), null elsewhere."""
+    where = pc.subtract(pc.cumulative_sum(mask.cast(pa.int64())), 1)
+    return pc.take(subset, pc.if_else(mask, where, pa.scalar(None, pa.int64())))
+
+
+def blank(n: int) -> Any:
+    """``n`` empty strings."""
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(bytes(8 * (n + 1))), pa.py_buffer(b""))
 
 
 # ---------------------------------------------------------------------------- numbers

@@ -1,12 +1,11 @@
 """Parts through the native path (``otlp/native.py``), with what it refuses decoded as before.
 
 A part of NDJSON lines is cut into runs: lines that may be canonical (an object on one line
-without a ``null``, ``NaN`` or ``Infinity`` token) are parsed together by Arrow's reader; a
-run that does not parse is halved until the lines that fail are alone; the records
-``native.decode`` refuses are taken out. Every other line goes, in order and with its own
-place in the source, through ``PartDecoder`` without the native path — the msgspec fast path
-and the reference decoder, as before. The runs' results are folded into one ``PartResult``
-exactly as ``SourceMerger`` folds
+without a ``null`` token) are parsed together by Arrow's reader; a run that does not parse is
+halved until the lines that fail are alone; the records ``native.decode`` refuses are taken
+out. Every other line goes, in order and with its own place in the source, through
+``PartDecoder`` without the native path — the msgspec fast path and the reference decoder, as
+before. The runs' results are folded into one ``PartResult`` exactly as ``SourceMerger`` folds
 parts, so the part reads as if one decoder had read it.
 """
 
@@ -25,9 +24,10 @@ from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.merge import ROW_TABLES, rebase
 from valuechain.ingest.source.records import PartResult
 
-# JSON null (Arrow reads it as absent; the reference may not) and bare NaN/Infinity (Arrow
-# reads them as doubles; the reference notes W_NONSTANDARD_JSON)
-REFUSED_TOKENS: Final = (b"null", b"NaN", b"Infinity")
+# JSON null (Arrow reads it as absent; the reference may not). Bare NaN/Infinity, which the
+# reference notes (W_NONSTANDARD_JSON), need no scan: Arrow reads them only as doubles (in any
+# other column they fail the parse), and ``native.decode`` refuses every non-finite double.
+REFUSED_TOKENS: Final = (b"null",)
 MAX_PARSES: Final = 64  # parse attempts per part before the rest of it goes the old way
 Fallback = Callable[[framing.Part], PartResult]
 
