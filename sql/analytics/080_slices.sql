@@ -61,10 +61,9 @@ WITH members AS (
         *,
         list_position($dimensions, slice_dimension) AS dimension_order,
         CASE slice_dimension
-            WHEN 'intent' THEN coalesce(core.utf16_units(intent), [65535])
-            WHEN 'model' THEN core.utf16_units(
-                '[' || core.js_json_string(provider) || ',' || core.js_json_string(model) || ']')
-            WHEN 'host' THEN core.utf16_units(host_key)
+            WHEN 'intent' THEN coalesce(units, [65535])
+            WHEN 'model' THEN units
+            WHEN 'host' THEN units
             ELSE CAST([] AS INTEGER[])
         END AS sort_key,
         CASE slice_dimension
@@ -73,7 +72,16 @@ WITH members AS (
             WHEN 'host' THEN $max_host_slices
             ELSE 1
         END AS cap
-    FROM per_slice
+    FROM (
+        -- each macro expanded once (the plan is most of a small run's cost): the units of
+        -- the dimension's text, the model's from its provider and model as a JSON pair
+        SELECT *, core.utf16_units(CASE slice_dimension
+                      WHEN 'intent' THEN intent
+                      WHEN 'model' THEN '[' || q[1] || ',' || q[2] || ']'
+                      WHEN 'host' THEN host_key END) AS units
+        FROM (SELECT *, list_transform([provider, model], lambda v: core.js_json_string(v)) AS q
+              FROM per_slice)
+    )
 ), ranked AS (
     SELECT
         *,

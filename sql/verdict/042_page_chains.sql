@@ -6,8 +6,10 @@
 -- Reads: v_pages, core.stage_chain, core.trial_outcome.
 CREATE OR REPLACE TEMP TABLE v_page_chains AS
 SELECT c.run_id, c.trial_id, c.source, c.analyzer_version,
-       list({'stage': c.stage, 'state': c.state, 'reason': c.reason, 'evidence': c.evidence}
-            ORDER BY c.stage_index) AS stage_rows,
+       -- in stage order: sorted as structs led by the index, half the cost of an ordered
+       -- aggregate (rows that share an index, which no writer stores, fall in content order)
+       list_sort(list({'stage_index': c.stage_index, 'stage': c.stage, 'state': c.state,
+                       'reason': c.reason, 'evidence': c.evidence})) AS stage_rows,
        any_value(o.first_failed_stage) AS first_failed_stage,
        any_value(o.failure_category) AS failure_category
 FROM v_pages p

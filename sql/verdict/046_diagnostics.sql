@@ -113,21 +113,22 @@ WITH chosen AS (
     WHERE verified AND failed IS NOT NULL
 ), locators AS (
     SELECT run_id, chain_source, key_version, trial_id,
-           ',"stage":"' || failed || '"'
-           || CASE WHEN len(span_ids) > 0 THEN ',"spanIds":['
-                   || array_to_string(list_transform(span_ids, lambda s: core.js_json_string(s)),
-                                      ',') || ']' ELSE '' END
-           || CASE WHEN len(kept) > 0 THEN ',"promptIndexes":['
-                   || array_to_string(list_transform(kept, lambda p: CAST(CAST(p AS HUGEINT)
-                                                                      AS VARCHAR)), ',')
-                   || ']' ELSE '' END
-           || CASE WHEN len(reasons) > 0 THEN ',"reasons":['
-                   || array_to_string(list_transform(reasons, lambda s: core.js_json_string(s)),
-                                      ',') || ']' ELSE '' END AS json
+           concat(',"stage":"', failed, '"',
+                  CASE WHEN len(span_ids) > 0 THEN concat(',"spanIds":[',
+                       array_to_string(q[1:len(span_ids)], ','), ']') ELSE '' END,
+                  CASE WHEN len(kept) > 0 THEN concat(',"promptIndexes":[',
+                       array_to_string(list_transform(kept, lambda p: CAST(CAST(p AS HUGEINT)
+                                                                      AS VARCHAR)), ','),
+                       ']') ELSE '' END,
+                  CASE WHEN len(reasons) > 0 THEN concat(',"reasons":[',
+                       array_to_string(q[len(span_ids) + 1:], ','), ']') ELSE '' END) AS json
     FROM (
         SELECT *,
                list_filter(prompts, lambda p, n: list_position(prompts, p) = n
-                                                 AND p = trunc(p) AND p >= 0) AS kept
+                                                 AND p = trunc(p) AND p >= 0) AS kept,
+               -- one expansion of the macro for both lists: the span ids, then the reasons
+               list_transform(list_concat(span_ids, reasons), lambda s: core.js_json_string(s))
+                   AS q
         FROM located
     )
 ), details AS (
@@ -155,62 +156,75 @@ WITH chosen AS (
         FROM v_page_details
     )
 ), items AS (
-    SELECT p.run_id, p.chain_source, p.analyzer_version, p.position,
-           '{"iterationId":' || core.js_json_string(p.trial_id)
-           || ',"iterationNumber":' || p.iteration_number
-           || CASE WHEN regexp_full_match(p.case_id, '[A-Za-z0-9_-]{1,128}\n?')
-                   THEN ',"caseId":' || core.js_json_string(p.case_id) ELSE '' END
-           || CASE WHEN p.case_key <> '' THEN ',"testCaseId":' || core.js_json_string(p.case_key)
-                   ELSE '' END
-           || CASE WHEN p.case_title <> '' THEN ',"title":' || core.js_json_string(p.case_title)
-                   ELSE '' END
-           || ',"status":' || core.js_json_string(coalesce(nullif(p.status, ''), 'unknown'))
-           || CASE WHEN p.trial_result IN ('passed', 'failed')
-                   THEN ',"result":"' || p.trial_result || '"' ELSE '' END
-           || ',"chain":' || coalesce(c.json, '{"status":"absent"}')
-           || CASE WHEN len(d.expected) > 0 THEN ',"expected":{"toolNames":['
-                   || array_to_string(list_transform(d.expected,
-                                                     lambda s: core.js_json_string(s)), ',')
-                   || ']}' ELSE '' END
-           || CASE WHEN len(d.observed) > 0 OR d.error <> '' THEN ',"observed":{' || concat_ws(',',
-                   CASE WHEN len(d.observed) > 0 THEN '"toolNames":['
-                        || array_to_string(list_transform(d.observed,
-                                                          lambda s: core.js_json_string(s)), ',')
-                        || ']' END,
-                   CASE WHEN d.error <> '' THEN '"failure":' || core.js_json_string(d.error) END)
-                   || '}' ELSE '' END
-           || ',"evidence":{"runId":' || core.js_json_string(p.run_id)
-           || ',"iterationId":' || core.js_json_string(p.trial_id)
-           || ',"tracePath":"/projects/' || p.segments[1] || '/eval-runs/' || p.segments[2]
-           || '/iterations/' || p.segments[3] || '/trace"' || coalesce(l.json, '') || '}'
-           || ',"nextAction":' || core.js_json_string(CASE
-                   WHEN c.verified AND c.failure_category IS NOT NULL
-                       THEN $next_actions[list_position($categories, c.failure_category)]
-                   WHEN c.verified AND p.trial_result = 'failed' AND c.all_passed
-                        AND c.version < $evidence_triggered_version THEN $stale_action
-                   WHEN c.verified AND p.trial_result = 'failed' AND c.all_passed
-                       THEN $disagreement_action
-                   ELSE $fallback_action END)
-           || '}' AS json
+    SELECT run_id, chain_source, analyzer_version, position,
+           concat(
+               '{"iterationId":', q[1],
+               ',"iterationNumber":', iteration_number,
+               CASE WHEN regexp_full_match(case_id, '[A-Za-z0-9_-]{1,128}\n?')
+                    THEN ',"caseId":' || q[2] ELSE '' END,
+               CASE WHEN case_key <> '' THEN ',"testCaseId":' || q[3] ELSE '' END,
+               CASE WHEN case_title <> '' THEN ',"title":' || q[4] ELSE '' END,
+               ',"status":', q[5],
+               CASE WHEN trial_result IN ('passed', 'failed')
+                    THEN concat(',"result":"', trial_result, '"') ELSE '' END,
+               ',"chain":', coalesce(chain_json, '{"status":"absent"}'),
+               CASE WHEN len(expected) > 0 THEN concat(',"expected":{"toolNames":[',
+                    array_to_string(q[9:8 + len(expected)], ','), ']}') ELSE '' END,
+               CASE WHEN len(observed) > 0 OR error <> '' THEN concat(',"observed":{',
+                    concat_ws(',',
+                        CASE WHEN len(observed) > 0 THEN concat('"toolNames":[',
+                             array_to_string(q[9 + len(expected):], ','), ']') END,
+                        CASE WHEN error <> '' THEN '"failure":' || q[6] END),
+                    '}') ELSE '' END,
+               ',"evidence":{"runId":', q[7],
+               ',"iterationId":', q[1],
+               ',"tracePath":"/projects/', segments[1], '/eval-runs/', segments[2],
+               '/iterations/', segments[3], '/trace"', coalesce(locator_json, ''), '}',
+               ',"nextAction":', q[8],
+               '}') AS json
     FROM (
-        -- encodeURIComponent of the trace path's segments: an id of the plain alphabet as it
-        -- is, any other percent-encoded (url_encode, minus the five marks JS leaves alone)
-        SELECT k.run_id, k.chain_source, k.analyzer_version, p.trial_id, p.iteration_number,
-               p.case_id, p.case_key, p.case_title, p.status, p.trial_result, p.position,
-               list_transform([k.project_id, p.run_id, p.trial_id], lambda s: CASE
-                   WHEN regexp_full_match(s, '[A-Za-z0-9_.!~*''()-]*') THEN s
-                   ELSE replace(replace(replace(replace(replace(url_encode(s),
-                            '%21', '!'), '%2A', '*'), '%27', ''''), '%28', '('), '%29', ')')
-                   END) AS segments
-        FROM v_keys k
-        JOIN v_pages p ON p.run_id = k.run_id AND p.position <= $limit
-        WHERE p.trial_result IS DISTINCT FROM 'passed'
-    ) p
-    LEFT JOIN chain_json c ON c.run_id = p.run_id AND c.chain_source = p.chain_source
-         AND c.key_version = p.analyzer_version AND c.trial_id = p.trial_id
-    LEFT JOIN locators l ON l.run_id = p.run_id AND l.chain_source = p.chain_source
-         AND l.key_version = p.analyzer_version AND l.trial_id = p.trial_id
-    LEFT JOIN details d ON d.run_id = p.run_id AND d.trial_id = p.trial_id
+        -- every string of the item escaped by one expansion of the macro: the scalars at 1–8,
+        -- then the expected tool names, then the observed ones
+        SELECT *,
+               list_transform(list_concat(
+                   [trial_id, case_id, case_key, case_title,
+                    coalesce(nullif(status, ''), 'unknown'), error, run_id, next_action],
+                   expected, observed), lambda s: core.js_json_string(s)) AS q
+        FROM (
+            SELECT p.*, c.json AS chain_json, l.json AS locator_json, d.error,
+                   coalesce(d.expected, []) AS expected, coalesce(d.observed, []) AS observed,
+                   CASE
+                       WHEN c.verified AND c.failure_category IS NOT NULL
+                           THEN $next_actions[list_position($categories, c.failure_category)]
+                       WHEN c.verified AND p.trial_result = 'failed' AND c.all_passed
+                            AND c.version < $evidence_triggered_version THEN $stale_action
+                       WHEN c.verified AND p.trial_result = 'failed' AND c.all_passed
+                           THEN $disagreement_action
+                       ELSE $fallback_action END AS next_action
+            FROM (
+                -- encodeURIComponent of the trace path's segments: an id of the plain alphabet
+                -- as it is, any other percent-encoded (url_encode, minus the five marks JS
+                -- leaves alone)
+                SELECT k.run_id, k.chain_source, k.analyzer_version, p.trial_id,
+                       p.iteration_number, p.case_id, p.case_key, p.case_title, p.status,
+                       p.trial_result, p.position,
+                       list_transform([k.project_id, p.run_id, p.trial_id], lambda s: CASE
+                           WHEN regexp_full_match(s, '[A-Za-z0-9_.!~*''()-]*') THEN s
+                           ELSE replace(replace(replace(replace(replace(url_encode(s),
+                                    '%21', '!'), '%2A', '*'), '%27', ''''), '%28', '('),
+                                    '%29', ')')
+                           END) AS segments
+                FROM v_keys k
+                JOIN v_pages p ON p.run_id = k.run_id AND p.position <= $limit
+                WHERE p.trial_result IS DISTINCT FROM 'passed'
+            ) p
+            LEFT JOIN chain_json c ON c.run_id = p.run_id AND c.chain_source = p.chain_source
+                 AND c.key_version = p.analyzer_version AND c.trial_id = p.trial_id
+            LEFT JOIN locators l ON l.run_id = p.run_id AND l.chain_source = p.chain_source
+                 AND l.key_version = p.analyzer_version AND l.trial_id = p.trial_id
+            LEFT JOIN details d ON d.run_id = p.run_id AND d.trial_id = p.trial_id
+        )
+    )
 ), pages AS (
     SELECT run_id,
            count(*) FILTER (position <= $limit) AS scanned,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import duckdb
@@ -290,6 +291,26 @@ def test_the_bulk_check_accepts_what_the_model_accepts() -> None:
         "slices.0.stages.3.latency", {**latency, "totalMs": 2.5, "minMs": 2.5, "maxMs": 2.5}
     )
     assert bulk_validate(document(), fractional, edit("runGroupId", "g 1.5e3")) == 3
+
+
+_PLAIN_FRACTIONAL = re.compile(r'"(\w+)":-?[0-9]+[.eE]')
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(
+        st.sampled_from(['"', "\\", ":", "a", "é", "1", ".", "e", "E", "-", "{", ",", " "])
+        | st.sampled_from(['"totalMs"', '"minMs":', '"n":', '"a b":', ":1.5", ":-2e3"]),
+        max_size=24,
+    ).map("".join)
+)
+def test_the_fraction_scan_flags_what_the_plain_pattern_flags(text: str) -> None:
+    """The fast scan (`":` and a number, the key read back) finds a key other than a
+    millisecond one before a fractional number exactly when `"(\\w+)":-?[0-9]+[.eE]` does."""
+    plain = any(
+        m.group(1) not in {"totalMs", "minMs", "maxMs"} for m in _PLAIN_FRACTIONAL.finditer(text)
+    )
+    assert validation._fraction_outside_millis(text) is plain
 
 
 @pytest.mark.parametrize(("path", "value", "message"), REFUSALS + BULK_REFUSALS)

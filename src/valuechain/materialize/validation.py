@@ -42,9 +42,26 @@ _BATCH: Final = 256  # documents per fetch (tens of KB each): memory stays bound
 _INVARIANTS: Final = "check/030_document_invariants.sql"
 
 # A key followed by a number with a fraction or an exponent. Sound on compact JSON: inside a
-# string every quote is escaped, so `"name":` can only match a real key.
-_FRACTIONAL: Final = re.compile(r'"(\w+)":-?[0-9]+[.eE]')
+# string every quote is escaped, so `"name":` can only match a real key. Searched as the
+# literal `":` and a number, the key then read back to its opening quote: a sixth of the cost
+# of matching `"(\w+)":…` at every quote of the document.
+_FRACTIONAL: Final = re.compile(r'":-?[0-9]+[.eE]')
+_KEY: Final = re.compile(r"\w+")
 _MILLIS_KEYS: Final = frozenset({"totalMs", "minMs", "maxMs"})
+
+
+def _fraction_outside_millis(document: str) -> bool:
+    """Whether a key other than a millisecond one holds a number with a fraction or exponent."""
+    for match in _FRACTIONAL.finditer(document):
+        end = match.start()
+        start = document.rfind('"', 0, end) + 1
+        if (
+            start
+            and _KEY.fullmatch(document, start, end)
+            and document[start:end] not in _MILLIS_KEYS
+        ):
+            return True
+    return False
 
 
 @cache
@@ -58,6 +75,8 @@ def _summary_validator() -> Any:
 
 
 def _schema_problem(validator: Any, value: object) -> str | None:
+    if validator.is_valid(value):  # a tenth of iter_errors' cost; most documents are valid
+        return None
     for error in validator.iter_errors(value):
         return f"{error.message} at {'/'.join(map(str, error.instance_path)) or 'the root'}"
     return None
@@ -65,7 +84,7 @@ def _schema_problem(validator: Any, value: object) -> str | None:
 
 def shape_problem(document: str) -> str | None:
     """Why ``document`` fails the generated JSON Schema (or strict numbers), else None."""
-    if any(m.group(1) not in _MILLIS_KEYS for m in _FRACTIONAL.finditer(document)):
+    if _fraction_outside_millis(document):
         return "an integer field holds a number with a fraction or an exponent"
     try:
         value = orjson.loads(document)

@@ -16,6 +16,11 @@ is the reference the SQL is tested against, byte for byte.
 Pages are keyset pages over (iteration number, trial id) of `PAGE_SIZE` trials; a cursor is
 an opaque token naming the run and the last trial of its page. The first page of a run that
 fits on it is `complete`; any page reached by a cursor is not (it is not the whole set).
+
+Writing many runs (`write_decision_summaries`), the pages, their chains and details are read
+from the store once for every run (030–043, into ``v_staged_*``: at most `PAGE_SIZE` + 1
+trials a run), and the summaries are then built `BATCH_RUNS` runs at a time from those staged
+rows (034–037): each batch costs what its runs cost, not a scan of the store.
 """
 
 from __future__ import annotations
@@ -111,14 +116,17 @@ def decide(inputs: RunInputs) -> RunRecord:
     )
 
 
+# The tables 030–043 build from the store; a write of several batches stages them once.
+PAGE_TABLES: Final = ("v_keys", "v_pages", "v_page_chains", "v_page_details")
 # The temporary tables the statements create (dropped after every call); v_heads is registered.
-TEMP_TABLES: Final = (
-    "v_keys",
-    "v_pages",
-    "v_page_chains",
-    "v_page_details",
-    "v_diagnostics",
-    "v_summaries",
+TEMP_TABLES: Final = (*PAGE_TABLES, "v_diagnostics", "v_summaries")
+STAGED_TABLES: Final = tuple(name.replace("v_", "v_staged_", 1) for name in PAGE_TABLES)
+# Per batch, its runs' share of each staged table (sql/verdict/034–037, in PAGE_TABLES order).
+_BATCH_COPIES: Final = (
+    "034_batch_keys.sql",
+    "035_batch_pages.sql",
+    "036_batch_page_chains.sql",
+    "037_batch_page_details.sql",
 )
 # v_heads: the columns a summary's head fills, per run (sql/verdict/050 reads them).
 HEADS: Final = pa.schema(
@@ -202,12 +210,15 @@ def _summaries(
     policy_file: VerdictPolicyFile | None = None,
     cursor: str | None = None,
     limit: int = PAGE_SIZE,
+    staged: bool = False,
 ) -> Iterator[None]:
     """Hold the summaries of ``run_ids`` (None = all) in v_summaries while the block runs.
 
     ``keys`` names the (chain source, version) pairs wanted for every run; by default each
     run gets one per pair it has chains for, plus (`derived`, current analyzer) always.
     ``cursor`` asks for the page after it instead of the first (one run: the cursor's).
+    ``staged``: the first pages of ``run_ids`` (a list) are copied from `STAGED_TABLES`
+    (`_staged_pages`) instead of read from the store.
     """
     inputs = read_run_inputs(con, run_ids, policy_file)
     params = {
@@ -220,18 +231,22 @@ def _summaries(
         "first": cursor is None,
     }
     try:
-        _execute(con, "030_summary_keys.sql", params)
-        if cursor is None:
-            _execute(con, "040_first_pages.sql", params)
+        if staged:
+            for name in _BATCH_COPIES:
+                _execute(con, name, params)
+        elif cursor is None:
+            _execute(con, "030_summary_keys.sql", params)
+            _first_pages(con, params)
         else:
+            _execute(con, "030_summary_keys.sql", params)
             runs = [run_id for run_id in inputs if run_id]
             if len(runs) != 1:
                 raise CursorError("a cursor continues the pages of one run")
             after = decode_cursor(runs[0], cursor)
             page = {"run_id": runs[0], "after_number": after[0], "after_id": after[1]}
             _execute(con, "020_page_trials.sql", {**params, **page})
-        for name in ("042_page_chains.sql", "043_page_details.sql", "046_diagnostics.sql"):
-            _execute(con, name, params)
+            _page_rows(con, params)
+        _execute(con, "046_diagnostics.sql", params)
         tails = {
             run_id: encode_cursor(run_id, number, trial_id)
             for run_id, number, trial_id in con.execute(
@@ -254,12 +269,47 @@ def _summaries(
             con.unregister("v_heads")
         yield
     finally:
+        drop_temp_tables(con, TEMP_TABLES)
+
+
+def _first_pages(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> None:
+    """v_pages (the first page of every run of v_keys) and its chains and details."""
+    _execute(con, "040_first_pages.sql", params)
+    _page_rows(con, params)
+
+
+def _page_rows(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> None:
+    for name in ("042_page_chains.sql", "043_page_details.sql"):
+        _execute(con, name, params)
+
+
+@contextlib.contextmanager
+def _staged_pages(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str] | None) -> Iterator[None]:
+    """Hold the keys and first pages of ``run_ids`` (None = all) in `STAGED_TABLES` while the
+    block runs: one read of the store for every batch of a write."""
+    params = {
+        **diagnostics_parameters(),
+        "all_runs": run_ids is None,
+        "run_ids": list(run_ids or ()),
+        "default_keys": True,
+        "key_sources": [],
+        "key_versions": [],
+    }
+    try:
+        _execute(con, "030_summary_keys.sql", params)
+        _first_pages(con, params)
+        for name, staged in zip(PAGE_TABLES, STAGED_TABLES, strict=True):
+            con.execute(f"ALTER TABLE temp.{name} RENAME TO {staged}")
+        yield
+    finally:
         drop_temp_tables(con)
 
 
-def drop_temp_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """Release the ``v_*`` temporary tables of a decision-summary build."""
-    for name in TEMP_TABLES:
+def drop_temp_tables(
+    con: duckdb.DuckDBPyConnection, names: Sequence[str] = (*TEMP_TABLES, *STAGED_TABLES)
+) -> None:
+    """Release the ``v_*`` temporary tables of a decision-summary build (by default all)."""
+    for name in names:
         with contextlib.suppress(duckdb.Error):
             con.execute(f"DROP TABLE IF EXISTS temp.{name}")
 
@@ -309,7 +359,8 @@ def write_decision_summaries(
     the rows written.
 
     Built `BATCH_RUNS` runs at a time — each batch set-based, all its runs together — so the
-    pages' JSON of a large store stays within the store's memory limit."""
+    pages' JSON of a large store stays within the store's memory limit; with more than one
+    batch, the pages are read from the store once for all of them (`_staged_pages`)."""
     params = {"all_runs": run_ids is None, "run_ids": list(run_ids or ())}
     if run_ids is None:
         sql = sqlfiles.statement("verdict/005_runs.sql")
@@ -317,11 +368,13 @@ def write_decision_summaries(
     else:
         runs = list(dict.fromkeys(run_ids))
     _execute(con, "200_delete_decision_summaries.sql", params)
+    staged = len(runs) > BATCH_RUNS
     written = 0
-    for start in range(0, len(runs), BATCH_RUNS):
-        with _summaries(con, runs[start : start + BATCH_RUNS]):
-            if validate:
-                validate_summaries(con)
-            _execute(con, "210_insert_decision_summaries.sql", params)
-            written += int(con.execute("SELECT count(*) FROM v_summaries").fetchall()[0][0])
+    with _staged_pages(con, run_ids) if staged else contextlib.nullcontext():
+        for start in range(0, len(runs), BATCH_RUNS):
+            with _summaries(con, runs[start : start + BATCH_RUNS], staged=staged):
+                if validate:
+                    validate_summaries(con)
+                _execute(con, "210_insert_decision_summaries.sql", params)
+                written += int(con.execute("SELECT count(*) FROM v_summaries").fetchall()[0][0])
     return written
