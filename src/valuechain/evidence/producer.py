@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 import polars as pl
@@ -297,17 +298,17 @@ def _encoded(*fields: str | pl.Expr) -> pl.Expr:
     return pl.struct(*fields).struct.json_encode().str.join(_SEPARATOR)
 
 
-def _decoded(rows: str) -> list[dict[str, object]]:
+def _decoded(rows: str) -> list[dict[str, Any]]:
     return [orjson.loads(row) for row in rows.split(_SEPARATOR)]
 
 
-def _chain_row(row: dict[str, object]) -> tuple[str | None, str | None, str | None, str | None]:
-    return row["name"], row["state"], row["reason"], row["evidence"]  # type: ignore[return-value]
+def _chain_row(row: dict[str, Any]) -> tuple[str | None, str | None, str | None, str | None]:
+    return row["name"], row["state"], row["reason"], row["evidence"]
 
 
-def _measured_row(row: dict[str, object]) -> tuple[int, str | None, float | None]:
+def _measured_row(row: dict[str, Any]) -> tuple[int, str | None, float | None]:
     latency = row["latency_ms"]  # as text: NaN and infinities survive JSON
-    return row["idx"], row["reach"], None if latency is None else float(latency)  # type: ignore[return-value]
+    return row["idx"], row["reach"], None if latency is None else float(latency)
 
 
 def _report_invalid(
