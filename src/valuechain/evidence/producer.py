@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+import orjson
 import polars as pl
 
 from valuechain.contract.issues import Code
@@ -86,14 +88,34 @@ def _long_rows(
     return head.join(out, on="owner_row", how="inner").select(*head.columns, "idx", *dtypes)
 
 
-def _evidence_json() -> pl.Expr:
-    """`StageEvidenceRefs` JSON as sent: keys that were present, empty lists kept (Q17)."""
+def _evidence_json(blank: bool = False) -> pl.Expr:
+    """`StageEvidenceRefs` JSON as sent: keys that were present, empty lists kept (Q17);
+    ``blank``: with every plain list of strings' strings emptied (`_blank_strings`)."""
     pieces = [
-        pl.when(pl.col(column).is_not_null()).then(pl.lit(f'"{wire}":') + pl.col(column))
+        pl.when(pl.col(column).is_not_null()).then(
+            pl.lit(f'"{wire}":') + (_blank_strings(pl.col(column)) if blank else pl.col(column))
+        )
         for column, wire in _EVIDENCE
     ]
     body = pl.concat_str(pieces, separator=",", ignore_nulls=True)
     return pl.when(body != "").then(pl.lit("{") + body + pl.lit("}"))
+
+
+# A JSON array of strings without escapes or control characters (span ids, predicate reasons).
+_WS = r"[ \t\n\r]*"
+_PLAIN_STRING = r'"[^"\\\x00-\x1f]*"' + _WS
+_PLAIN_STRINGS = rf"^{_WS}\[{_WS}(?:{_PLAIN_STRING}(?:,{_WS}{_PLAIN_STRING})*)?\]{_WS}$"
+
+
+def _blank_strings(text: pl.Expr) -> pl.Expr:
+    """A plain JSON array of strings with each string emptied (`["a","b"]` → `["",""]`);
+    any other text as it is. Emptying keeps the text valid JSON exactly when it was, and the
+    same types: what the §2.1 check reads of evidence (every value typed, none read)."""
+    return (
+        pl.when(text.str.contains(_PLAIN_STRINGS))
+        .then(text.str.replace_all(r'"[^"]*"', '""'))
+        .otherwise(text)
+    )
 
 
 def _stage_name() -> pl.Expr:
@@ -203,30 +225,49 @@ def _verify(
         chain.sort("trial_index", "idx")
         .group_by("trial_index", maintain_order=True)
         .agg(
-            pl.struct("name", "state", "reason", "evidence").alias("rows"), pl.col("trace").first()
+            _encoded("name", "state", "reason", "evidence").alias("rows"),
+            _encoded("name", "state", "reason", _evidence_json(blank=True)).alias("rows_shape"),
+            pl.len().alias("row_count"),
+            pl.col("trace").first(),
         )
     )
     sent = (
         measured.sort("trial_index", "idx")
         .group_by("trial_index", maintain_order=True)
-        .agg(pl.struct("idx", "reach", "latency_ms").alias("measured"))
+        .agg(
+            _encoded("idx", "reach", pl.col("latency_ms").cast(pl.String)).alias("measured"),
+            _encoded("idx", "reach", pl.col("latency_ms").is_not_null()).alias("measured_shape"),
+        )
     )
-    bad_chains: list[tuple[int, str, str, str, str]] = []
-    bad_measurements: list[tuple[int, str, str, str, str]] = []
-    agree: dict[int, bool] = {}
     joined = heads.join(rows, on="trial_index", how="inner", maintain_order="left").join(
         sent, on="trial_index", how="left", maintain_order="left"
     )
-    for row in joined.iter_rows():
-        i, trial_id, run_id, first, category, version, schema, chain_rows, trace, m = row
-        chain_ok, problems = check_persisted(
-            ((r["name"], r["state"], r["reason"], r["evidence"]) for r in chain_rows),
+    # Trials sent chains of one shape share one verdict: the first one's chain is checked.
+    # The shape is all the check reads: evidence lists of plain strings with the strings
+    # blanked (typed, never read) and each latency's presence (its value is not read); the
+    # properties in tests/evidence/test_producer_shape.py hold the check to that.
+    keys = ["first_failed_stage", "failure_category", "analyzer_version"]
+    keys += ["measurements_schema_version", "rows_shape", "measured_shape"]
+    verdicts: dict[tuple[object, ...], tuple[bool, list[str] | None]] = {}
+    for first, category, version, schema, *shape, chain_rows, m in (
+        joined.unique(subset=keys, keep="first", maintain_order=True)
+        .select(*keys, "rows", "measured")
+        .iter_rows()
+    ):
+        verdicts[first, category, version, schema, *shape] = check_persisted(
+            (_chain_row(r) for r in _decoded(chain_rows)),
             (version, first, category),
-            None if m is None else ((r["idx"], r["reach"], r["latency_ms"]) for r in m),
+            None if m is None else (_measured_row(r) for r in _decoded(m)),
             schema,
         )
+    bad_chains: list[tuple[int, str, str, str, str]] = []
+    bad_measurements: list[tuple[int, str, str, str, str]] = []
+    agree: dict[int, bool] = {}
+    head = ["trial_index", "trial_id", "run_id", "trace", "row_count"]
+    for i, trial_id, run_id, trace, count, *key in joined.select(*head, *keys).iter_rows():
+        chain_ok, problems = verdicts[tuple(key)]
         if not chain_ok:
-            bad_chains.append((i, trial_id, run_id, trace, f"{len(chain_rows)} rows"))
+            bad_chains.append((i, trial_id, run_id, trace, f"{count} rows"))
         elif problems is not None:
             agree[i] = not problems
             if problems:
@@ -247,6 +288,27 @@ def _verify(
         log,
     )
     return tuple(b[0] for b in bad_chains), agree
+
+
+_SEPARATOR = "\n"  # between JSON-encoded rows: JSON text never holds a raw newline
+
+
+def _encoded(*fields: str | pl.Expr) -> pl.Expr:
+    """A trial's rows as one text: each row's fields as JSON, rows apart (for `_verify`)."""
+    return pl.struct(*fields).struct.json_encode().str.join(_SEPARATOR)
+
+
+def _decoded(rows: str) -> list[dict[str, Any]]:
+    return [orjson.loads(row) for row in rows.split(_SEPARATOR)]
+
+
+def _chain_row(row: dict[str, Any]) -> tuple[str | None, str | None, str | None, str | None]:
+    return row["name"], row["state"], row["reason"], row["evidence"]
+
+
+def _measured_row(row: dict[str, Any]) -> tuple[int, str | None, float | None]:
+    latency = row["latency_ms"]  # as text: NaN and infinities survive JSON
+    return row["idx"], row["reach"], None if latency is None else float(latency)
 
 
 def _report_invalid(
