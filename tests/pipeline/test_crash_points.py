@@ -69,7 +69,7 @@ def _ledger_and_spans(store: Path) -> tuple[list[str], int, int]:
     [
         ("read", ["first.jsonl"], "1"),  # the second source is mid-read
         ("batch", [], "1"),  # two batches of the first committed, the source unfinished
-        ("batch", [], "1000000"),  # two batches of the first written, none committed yet
+        ("batch", [], "1000000"),  # two batches of the first gathered, nothing written yet
         ("commit", ["first.jsonl"], "1"),  # the second source written, not committed
         ("derive-commit", ["first.jsonl", "second.jsonl"], "1"),  # both sources, no chain
     ],

@@ -17,6 +17,7 @@ from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database, SourceWriter, sqlfiles, writer
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
+COMMIT_ROWS = writer.COMMIT_ROWS  # the default, before any test sets it
 
 
 Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
@@ -141,8 +142,8 @@ def test_an_import_cut_short_by_a_crash_is_undone_when_the_store_next_opens(
         assert db.sql("SELECT count(*) FROM core.spans").item() == 11
 
 
-@pytest.mark.parametrize("commit_rows", [1, 40, writer.COMMIT_ROWS])
-def test_a_transaction_gathers_batches_up_to_commit_rows(
+@pytest.mark.parametrize("commit_rows", [1, 15, COMMIT_ROWS])
+def test_batches_are_written_and_committed_in_groups_of_commit_rows(
     db: Database,
     otlp: SimpleNamespace,
     write: Write,
@@ -150,8 +151,9 @@ def test_a_transaction_gathers_batches_up_to_commit_rows(
     monkeypatch: pytest.MonkeyPatch,
     commit_rows: int,
 ) -> None:
-    # every batch (one line: a span with its resource, scope and attributes) holds fewer rows
-    # than 40 and more than 1: batches are committed together once they reach ``commit_rows``
+    # every batch (one line) holds 5 rows: a span, its resource, its scope, two attributes;
+    # batches are gathered until they reach ``commit_rows`` (15: three batches), written as
+    # one, and committed when the next batch arrives
     assert import_paths(db, [write("first.json", otlp.request(otlp.span(1)))]).ok
     before = dump(db)
     lines = [otlp.request(otlp.span(n, trace_id=f"{n:032x}")) for n in range(2, 12)]
@@ -159,13 +161,12 @@ def test_a_transaction_gathers_batches_up_to_commit_rows(
     seen = _failing_on_batch(monkeypatch, 9, commit_rows)
     with pytest.raises(RuntimeError, match="disk on fire"):
         import_paths(db, [path], _batched())
-    assert seen["spans"] == 1 + 8  # the transaction sees every batch it wrote
-    if commit_rows == 1:
-        assert seen["committed"] == seen["spans"] - 1  # each batch committed when the next came
-    elif commit_rows == writer.COMMIT_ROWS:
-        assert seen["committed"] == 1  # nothing of this source committed yet
-    else:
-        assert 1 < seen["committed"] < seen["spans"]  # some batches committed, not the last
+    if commit_rows == 1:  # each batch written as it came, committed when the next came
+        assert seen["spans"] == 1 + 8 and seen["committed"] == seen["spans"] - 1
+    elif commit_rows == COMMIT_ROWS:  # every batch still gathered: nothing written
+        assert seen["spans"] == seen["committed"] == 1
+    else:  # two groups written and committed, batches 7 and 8 gathered
+        assert (seen["committed"], seen["spans"]) == (1 + 6, 1 + 6)
     assert dump(db) == before  # and whatever was committed is undone
     monkeypatch.undo()
     assert import_paths(db, [path], _batched()).ok
@@ -199,7 +200,7 @@ def test_a_store_is_the_same_whether_batches_commit_alone_or_together(
     lines += [otlp.request(otlp.span(7, name="other"))]
     path = write("a.jsonl", otlp.ndjson(*lines))
     stores = []
-    for commit_rows in (1, 40, writer.COMMIT_ROWS):
+    for commit_rows in (1, 15, COMMIT_ROWS):
         monkeypatch.setattr(writer, "COMMIT_ROWS", commit_rows)
         with Database() as db:
             (source,) = import_paths(db, [path], _batched()).sources
