@@ -35,7 +35,9 @@ stays the one the command line runs (nothing in valuechain knows about this file
   store; ``swapped``: just renamed over it, the command not yet finished.
 
 ``$INTERRUPT_BATCH_BYTES`` makes the import's batches that small (several batches from a small
-source, as a multi-gigabyte source has at the default size).
+source, as a multi-gigabyte source has at the default size); ``$INTERRUPT_COMMIT_ROWS`` sets
+how many rows a transaction gathers before it commits (``writer.COMMIT_ROWS``; 1: a commit per
+batch, as a multi-gigabyte source commits a group of batches).
 
 ``none`` interrupts nothing (the reference run of the same command with the same settings).
 SIGINT raises KeyboardInterrupt there (Ctrl-C); SIGKILL and SIGHUP end the process at once.
@@ -248,6 +250,8 @@ def install(point: str, sig: signal.Signals) -> None:
     if os.environ.get("INTERRUPT_BATCH_BYTES"):
         size = int(os.environ["INTERRUPT_BATCH_BYTES"])
         api.DecodeOptions = functools.partial(api.DecodeOptions, batch_bytes=size)  # type: ignore[misc]
+    if os.environ.get("INTERRUPT_COMMIT_ROWS"):
+        writer.COMMIT_ROWS = int(os.environ["INTERRUPT_COMMIT_ROWS"])
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ from valuechain.store import Database
 from valuechain.synth.config import SynthConfig
 from valuechain.synth.writers import write_export
 
-# Batches this small cut the small first source into several (as 8 MiB does a large one).
-SMALL_BATCHES = {"INTERRUPT_BATCH_BYTES": "16384"}
+# Batches this small cut the small first source into several (as 8 MiB does a large one), each
+# committed when the next arrives (as a large source commits every ``COMMIT_ROWS`` rows).
+SMALL_BATCHES = {"INTERRUPT_BATCH_BYTES": "16384", "INTERRUPT_COMMIT_ROWS": "1"}
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +37,9 @@ def exports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return first, second
 
 
-def _run(point: str, store: Path, *args: str | Path) -> None:
-    done = harness(point, "SIGKILL", "--store", store, *args, **SMALL_BATCHES)
+def _run(point: str, store: Path, *args: str | Path, commit_rows: str = "1") -> None:
+    env = {**SMALL_BATCHES, "INTERRUPT_COMMIT_ROWS": commit_rows}
+    done = harness(point, "SIGKILL", "--store", store, *args, **env)
     expected = 0 if point == "none" else -signal.SIGKILL
     assert done.returncode == expected, done.stderr
     assert "Traceback" not in done.stderr
@@ -63,23 +65,25 @@ def _ledger_and_spans(store: Path) -> tuple[list[str], int, int]:
 
 
 @pytest.mark.parametrize(
-    ("point", "kept"),
+    ("point", "kept", "commit_rows"),
     [
-        ("read", ["first.jsonl"]),  # the second source is mid-read
-        ("batch", []),  # two batches of the first committed, the source unfinished
-        ("commit", ["first.jsonl"]),  # the second source written, not committed
-        ("derive-commit", ["first.jsonl", "second.jsonl"]),  # both sources, no chain
+        ("read", ["first.jsonl"], "1"),  # the second source is mid-read
+        ("batch", [], "1"),  # two batches of the first committed, the source unfinished
+        ("batch", [], "1000000"),  # two batches of the first gathered, nothing written yet
+        ("commit", ["first.jsonl"], "1"),  # the second source written, not committed
+        ("derive-commit", ["first.jsonl", "second.jsonl"], "1"),  # both sources, no chain
     ],
 )
 def test_an_import_killed_while_writing_keeps_whole_sources_and_resumes_exactly(
     point: str,
     kept: list[str],
+    commit_rows: str,
     exports: tuple[Path, Path],
     imported: Dump,
     tmp_path: Path,
 ) -> None:
     store = tmp_path / "s.duckdb"
-    _run(point, store, "import", "--workers", "0", *exports)
+    _run(point, store, "import", "--workers", "0", *exports, commit_rows=commit_rows)
     paths, spans, listed = _ledger_and_spans(store)
     assert paths == kept
     assert spans == listed  # every listed source whole, nothing of an unlisted one

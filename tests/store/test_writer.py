@@ -14,9 +14,10 @@ import pytest
 import valuechain
 from valuechain.errors import StoreError
 from valuechain.pipeline.imports import ImportOptions, import_paths
-from valuechain.store import Database, SourceWriter, sqlfiles
+from valuechain.store import Database, SourceWriter, sqlfiles, writer
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
+COMMIT_ROWS = writer.COMMIT_ROWS  # the default, before any test sets it
 
 
 Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
@@ -65,9 +66,14 @@ def _batched() -> ImportOptions:
     return ImportOptions(decode=dataclasses.replace(ImportOptions().decode, batch_bytes=64))
 
 
-def _failing_on_batch(monkeypatch: pytest.MonkeyPatch, n: int) -> dict[str, int]:
-    """The ``n``-th batch of the next import fails after the earlier ones committed; the
-    returned dict tells how many spans were stored and marked conflicting at that moment."""
+def _failing_on_batch(
+    monkeypatch: pytest.MonkeyPatch, n: int, commit_rows: int = 1
+) -> dict[str, int]:
+    """The ``n``-th batch of the next import fails after the earlier ones were written (and,
+    at ``commit_rows`` 1, each committed); the returned dict tells how many spans the import's
+    transaction saw stored and marked conflicting at that moment, and how many were committed
+    (what another connection sees)."""
+    monkeypatch.setattr(writer, "COMMIT_ROWS", commit_rows)
     real_add = SourceWriter.add
     seen = {"calls": 0}
 
@@ -77,8 +83,10 @@ def _failing_on_batch(monkeypatch: pytest.MonkeyPatch, n: int) -> dict[str, int]
             counts = self.con.execute(
                 "SELECT count(*), count(dup_group) FROM core.spans"
             ).fetchone()
-            assert counts is not None
+            committed = self.con.cursor().execute("SELECT count(*) FROM core.spans").fetchone()
+            assert counts is not None and committed is not None
             seen["spans"], seen["marked"] = counts
+            seen["committed"] = committed[0]
             raise RuntimeError("disk on fire")
         real_add(self, *args)
 
@@ -99,7 +107,8 @@ def test_a_source_failing_after_committed_batches_leaves_the_store_as_it_was(
     seen = _failing_on_batch(monkeypatch, 4)
     with pytest.raises(RuntimeError, match="disk on fire"):
         import_paths(db, [path], _batched())
-    assert seen["spans"] > 2 and seen["marked"] == 2  # earlier batches had committed
+    assert seen["spans"] > 2 and seen["marked"] == 2
+    assert seen["committed"] == seen["spans"] - 1  # earlier batches had committed, not the last
     assert dump(db) == before
     monkeypatch.undo()
     (source,) = import_paths(db, [path], _batched()).sources
@@ -121,7 +130,7 @@ def test_an_import_cut_short_by_a_crash_is_undone_when_the_store_next_opens(
     monkeypatch.setattr(SourceWriter, "abort", lambda self: None)  # the process dies here
     with Database(store) as db, pytest.raises(RuntimeError, match="disk on fire"):
         import_paths(db, [path], _batched())
-    assert seen["spans"] > 2  # batches had committed
+    assert seen["spans"] > 2 and seen["committed"] == seen["spans"] - 1  # batches had committed
     monkeypatch.undo()
     with pytest.raises(StoreError, match="interrupted") as refused:
         Database(store, read_only=True)
@@ -131,6 +140,37 @@ def test_an_import_cut_short_by_a_crash_is_undone_when_the_store_next_opens(
         (source,) = import_paths(db, [path], _batched()).sources
         assert source.outcome == "imported"
         assert db.sql("SELECT count(*) FROM core.spans").item() == 11
+
+
+@pytest.mark.parametrize("commit_rows", [1, 15, COMMIT_ROWS])
+def test_batches_are_written_and_committed_in_groups_of_commit_rows(
+    db: Database,
+    otlp: SimpleNamespace,
+    write: Write,
+    dump: Dump,
+    monkeypatch: pytest.MonkeyPatch,
+    commit_rows: int,
+) -> None:
+    # every batch (one line) holds 5 rows: a span, its resource, its scope, two attributes;
+    # batches are gathered until they reach ``commit_rows`` (15: three batches), written as
+    # one, and committed when the next batch arrives
+    assert import_paths(db, [write("first.json", otlp.request(otlp.span(1)))]).ok
+    before = dump(db)
+    lines = [otlp.request(otlp.span(n, trace_id=f"{n:032x}")) for n in range(2, 12)]
+    path = write("second.jsonl", otlp.ndjson(*lines))
+    seen = _failing_on_batch(monkeypatch, 9, commit_rows)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        import_paths(db, [path], _batched())
+    if commit_rows == 1:  # each batch written as it came, committed when the next came
+        assert seen["spans"] == 1 + 8 and seen["committed"] == seen["spans"] - 1
+    elif commit_rows == COMMIT_ROWS:  # every batch still gathered: nothing written
+        assert seen["spans"] == seen["committed"] == 1
+    else:  # two groups written and committed, batches 7 and 8 gathered
+        assert (seen["committed"], seen["spans"]) == (1 + 6, 1 + 6)
+    assert dump(db) == before  # and whatever was committed is undone
+    monkeypatch.undo()
+    assert import_paths(db, [path], _batched()).ok
+    assert db.sql("SELECT count(*) FROM core.spans").item() == 11
 
 
 def test_a_source_awaits_its_derivation_from_the_transaction_that_commits_it(
@@ -148,3 +188,28 @@ def test_a_source_awaits_its_derivation_from_the_transaction_that_commits_it(
     assert sorted(rows.rows()) == [(1, bytes.fromhex(f"{n:032x}"), 12) for n in range(1, 6)]
     db.clear_pending([1])
     assert db.pending_derivation() is None
+
+
+def test_a_store_is_the_same_whether_batches_commit_alone_or_together(
+    otlp: SimpleNamespace, write: Write, dump: Dump, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # duplicates and a conflict in later batches: deduplication reads this source's rows
+    # written by earlier batches, committed or still in the open transaction
+    lines = [otlp.request(otlp.span(n)) for n in range(1, 12)]
+    lines += [otlp.request(otlp.span(n)) for n in (3, 5)]
+    lines += [otlp.request(otlp.span(7, name="other"))]
+    path = write("a.jsonl", otlp.ndjson(*lines))
+    stores = []
+    for commit_rows in (1, 15, COMMIT_ROWS):
+        monkeypatch.setattr(writer, "COMMIT_ROWS", commit_rows)
+        with Database() as db:
+            (source,) = import_paths(db, [path], _batched()).sources
+            assert source.outcome == "imported"
+            stored = dump(db)
+            stored["sources"] = [row[:-1] for row in stored["sources"]]  # imported_at differs
+            stores.append(stored)
+            counts = "SELECT code, sum(occurrences) FROM core.issues GROUP BY code"
+            codes = dict(db.con.execute(counts).fetchall())
+            assert codes["I_DUPLICATE_IDENTICAL"] == 2
+            assert codes["W_DUPLICATE_CONFLICT"] == 2  # one key, two versions
+    assert stores[0] == stores[1] == stores[2]

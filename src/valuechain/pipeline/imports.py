@@ -238,9 +238,10 @@ def import_file(
     --follow`` records how far it read).
 
     The file is hashed first (a re-import of the same bytes is ``unchanged`` and costs one
-    read), then read, decompressed, framed and decoded a part at a time; each batch is committed
-    as it arrives (``SourceWriter``). A source that turns out rejected (or fails ``strict``), or
-    any failure on the way, undoes every batch already written.
+    read), then read, decompressed, framed and decoded a part at a time; batches are written
+    and committed in groups of ``COMMIT_ROWS`` rows (``SourceWriter``). A source that turns out
+    rejected (or fails ``strict``), or any failure on the way, undoes every batch already
+    written.
     """
     name = name or str(path)
     progress = progress or Silent()
