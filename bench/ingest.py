@@ -10,10 +10,11 @@ One ≥ 200 MB synthetic NDJSON export and a single-document export of the same 
                     store is written: DuckDB's newest format is ~15 % cheaper, not what an
                     import can use). R_store = import MB/s ÷ this (bar ≥ 0.4).
 - ``decode …``      the decoder alone, one core: the native path for every part
-                    (pyarrow.json + Arrow compute), the msgspec fast path (the default for
-                    parts and single documents), the reference (sample)
+                    (pyarrow.json + Arrow compute; the default), the msgspec fast path
+                    (``native_parts=False``), the reference (sample)
 - ``import …``      the whole import into a fresh store with two decode workers (the CLI's
-                    default): native path (thread workers) and msgspec (worker processes)
+                    default): native path (thread workers; the default) and msgspec (worker
+                    processes)
 - the same for the single document, then the peak memory (the whole process tree) of the
   CLI importing a 2 GB NDJSON export (``ingest-memory`` prints the in-process case too).
 

@@ -28,12 +28,13 @@ class DecodeOptions:
     batch_bytes: int = framing.DEFAULT_BATCH_BYTES
     # canonical NDJSON records take the msgspec fast path (``fast.py``); False: reference only
     fast: bool = True
-    # the native path (``native.py``): a source of several records smaller than a part (else
-    # read by the reference decoder) takes it first; with ``native_parts`` every NDJSON part and
-    # document does (off by default: on two cores it measured ~15 % slower per core than the
-    # msgspec fast path on the benchmark's export; see ``bench/ingest.py``)
+    # the native path (``native.py``) takes every NDJSON part and document first; what it
+    # refuses goes to the msgspec fast path, then the reference. ``native_parts=False`` keeps it
+    # to sources of several records smaller than a part (else read by the reference decoder):
+    # the msgspec path then takes the parts, at ~1.6x the native path's CPU time and twice its
+    # wall time on two cores (``python -m bench ingest``)
     native: bool = True
-    native_parts: bool = False
+    native_parts: bool = True
     # workers decoding the parts of a large source. 0 (the library default) decodes in this
     # process; the CLI uses 2. Worker processes re-import the caller's main module, so a script
     # that asks for them must guard its entry point (``if __name__ == "__main__":``).
