@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 
 import duckdb
 
@@ -34,6 +36,7 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.pipeline.handoff import hand_off, stage_mapped
 from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
@@ -209,9 +212,12 @@ def staged_batches(
         count, mp_context=context, initializer=exit_with_parent, initargs=(watched,)
     )
     pending: deque[Future[StagedBatch]] = deque()
+    # each batch's rows reach its worker as files it maps (`pipeline.handoff`), not pickled
+    folder = tempfile.TemporaryDirectory(prefix="valuechain-derive-")
     try:
-        for traces in batches:
-            pending.append(pool.submit(stage_rows, batch_rows(db, traces), analyzer))
+        for k, traces in enumerate(batches):
+            mapped = hand_off(batch_rows(db, traces), Path(folder.name) / str(k))
+            pending.append(pool.submit(stage_mapped, mapped, analyzer))
             if len(pending) > count:
                 yield pending.popleft().result()
         while pending:
@@ -219,6 +225,7 @@ def staged_batches(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         lifeline.close()
+        folder.cleanup()
 
 
 def write_batch(
