@@ -38,7 +38,7 @@ from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
-from valuechain.pipeline.handoff import hand_off, stage_mapped
+from valuechain.pipeline.handoff import MappedBatch, hand_off, stage_mapped, staged_from
 from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
@@ -231,21 +231,22 @@ def staged_batches(
     # preloaded too (a console script's `from … import main`), that imports nothing more —
     # it was ~1 CPU s per worker for the CLI.
     context.set_forkserver_preload([STAGER, *_entry_module()])
+    # rows and staged tables cross as files the other side maps (`pipeline.handoff`); the
+    # workers remove the folder if this process dies first
+    folder = tempfile.TemporaryDirectory(prefix="valuechain-derive-")
     watched, lifeline = context.Pipe(duplex=False)
     pool = ProcessPoolExecutor(
-        count, mp_context=context, initializer=exit_with_parent, initargs=(watched,)
+        count, mp_context=context, initializer=exit_with_parent, initargs=(watched, folder.name)
     )
-    pending: deque[Future[StagedBatch]] = deque()
-    # each batch's rows reach its worker as files it maps (`pipeline.handoff`), not pickled
-    folder = tempfile.TemporaryDirectory(prefix="valuechain-derive-")
+    pending: deque[Future[MappedBatch]] = deque()
     try:
         for k, traces in enumerate(batches):
             mapped = hand_off(batch_rows(db, traces), Path(folder.name) / str(k))
             pending.append(pool.submit(stage_mapped, mapped, analyzer))
             if len(pending) > count:
-                yield pending.popleft().result()
+                yield staged_from(pending.popleft().result())
         while pending:
-            yield pending.popleft().result()
+            yield staged_from(pending.popleft().result())
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         lifeline.close()
