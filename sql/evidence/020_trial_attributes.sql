@@ -42,7 +42,8 @@ SELECT
     a.int_value,
     a.double_value,
     a.bool_value,
-    a.json_value,
-    a.large_value_ref
+    a.json_value
+    -- not large_value_ref: the adapter never reads it, and the nullable column cost a fifth
+    -- of the query's CPU
 FROM owned a
 LEFT JOIN core.large_values lv ON lv.large_value_ref = a.large_value_ref

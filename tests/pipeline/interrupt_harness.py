@@ -7,7 +7,8 @@ hook wrapped around the point, it lands exactly there on every run, while the co
 stays the one the command line runs (nothing in valuechain knows about this file). Points:
 
 - ``derive``: every source is committed, the first derive batch is about to start;
-- ``derive-batch``: one derive batch is committed (batches of one trace), the next not yet;
+- ``derive-batch``: one derive batch is committed (batches of one run, each written on its
+  own), the next not yet;
 - ``materialize``: every chain is written, the analytics documents are not;
 - ``workers``: decode workers are running; the ids of every process below this one are
   written to ``$INTERRUPT_PIDS`` first (they are no longer this process's descendants after
@@ -204,6 +205,7 @@ def install(point: str, sig: signal.Signals) -> None:
         _before_call(derive, "_derive_batch", 1, interrupt)
     elif point == "derive-batch":
         _one_run_per_batch(derive)
+        derive.WRITE_ROWS = 1  # each batch written and committed on its own
         _before_call(derive, "_derive_batch", 2, interrupt)
     elif point == "materialize":
         _before_call(derive, "materialize_runs", 1, interrupt)

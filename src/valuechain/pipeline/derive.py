@@ -7,8 +7,8 @@ version); the producer's persisted chain, when exported, is stored beside it as
 ``source = 'producer'``. Every table is replaced for the affected trials in one transaction.
 
 Batches of whole runs are staged column-wise (`pipeline.staging`) in worker processes while
-this process reads the next batches' rows as Arrow and writes the finished ones, one insert
-per table per batch (`staged_batches`).
+this process reads the next batches' rows as Arrow and writes the finished ones, gathered
+into groups of ``WRITE_ROWS`` rows: one insert per table per group (`staged_batches`).
 
 An import records each source's traces as awaiting derivation in the transaction that commits
 the source (``core.pending_derivations``) and ``derive_pending`` clears that record only once
@@ -24,16 +24,21 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.pipeline.handoff import MappedBatch, hand_off, stage_mapped, staged_from
 from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
@@ -46,6 +51,7 @@ __all__ = [
     "combined",
     "derive_pending",
     "derive_traces",
+    "joined",
     "load_trials",
     "run_batches",
     "stage_batch",
@@ -60,6 +66,14 @@ __all__ = [
 # (1GB by default, fixed when the store is opened) comes on top in the main process.
 DEFAULT_BATCH_TRACES = 1_000
 WORKERS_ENV = "VALUECHAIN_DERIVE_WORKERS"
+
+# Derived rows written and committed as one: a batch's ~31k rows (12k per chain table) fall
+# under one 122,880-row row group, so each went through the write-ahead log and each
+# checkpoint rewrote the last, partly filled row group. Gathered to 400k rows (~13 batches of
+# 1,000 traces, ~45 MB of Arrow held meanwhile) the writes and commits of a 30k-trial store
+# took ~30% less CPU, as the import's groups do (`store.writer.COMMIT_ROWS`).
+WRITE_ROWS = 400_000
+STAGER = "valuechain.pipeline.handoff"  # what a staging worker runs, preloaded by the fork server
 
 
 def derive_workers() -> int:
@@ -84,8 +98,9 @@ def derive_traces(
     """Rebuild trials and chains for ``trace_ids`` (None: every trace).
 
     The traces are widened to whole runs and cut into batches of whole runs (memory stays
-    bounded on large stores); each batch is replaced in one transaction. Batches are staged
-    in worker processes (`staged_batches`) while this one reads and writes the store.
+    bounded on large stores). Batches are staged in worker processes (`staged_batches`) while
+    this one reads and writes the store; the staged batches are gathered until they hold
+    ``WRITE_ROWS`` rows and replaced as one, in one transaction.
 
     Args:
         content_changed: the traces' spans changed, so chains at *other* analyzer versions
@@ -97,8 +112,12 @@ def derive_traces(
     progress.start(Phase.DERIVE, sum(map(len, batches)), f"at analyzer {analyzer}")
     totals = [0, 0, 0, 0]
     runs: set[str] = set()
+    gathered: list[StagedBatch] = []
     for staged in staged_batches(db, batches, analyzer):
-        _derive_batch(db, staged, analyzer, content_changed)
+        gathered.append(staged)
+        if sum(map(_staged_rows, gathered)) >= WRITE_ROWS:
+            _derive_batch(db, joined(gathered), analyzer, content_changed)
+            gathered = []
         batch = staged.summary
         progress.advance(staged.traces.num_rows)
         for k, value in enumerate(
@@ -106,6 +125,8 @@ def derive_traces(
         ):
             totals[k] += value
         runs.update(batch.run_ids)
+    if gathered:
+        _derive_batch(db, joined(gathered), analyzer, content_changed)
     documents = 0
     if materialize and runs:
         progress.start(Phase.MATERIALIZE, len(runs))
@@ -204,21 +225,54 @@ def staged_batches(
     # Never fork a process holding the store's threads; workers exit with this process,
     # however it ends, as the import's decode workers do (the lifeline pipe).
     context = multiprocessing.get_context("forkserver")
+    # The fork server imports the staging code once and each worker it forks starts with it
+    # (ignored if the server already runs). Each worker also runs the main script again, as
+    # multiprocessing prepares a worker's `__main__`: with the module of the script's `main`
+    # preloaded too (a console script's `from … import main`), that imports nothing more —
+    # it was ~1 CPU s per worker for the CLI.
+    context.set_forkserver_preload([STAGER, *_entry_module()])
+    # rows and staged tables cross as files the other side maps (`pipeline.handoff`); the
+    # workers remove the folder if this process dies first
+    folder = tempfile.TemporaryDirectory(prefix="valuechain-derive-")
     watched, lifeline = context.Pipe(duplex=False)
     pool = ProcessPoolExecutor(
-        count, mp_context=context, initializer=exit_with_parent, initargs=(watched,)
+        count, mp_context=context, initializer=exit_with_parent, initargs=(watched, folder.name)
     )
-    pending: deque[Future[StagedBatch]] = deque()
+    pending: deque[Future[MappedBatch]] = deque()
     try:
-        for traces in batches:
-            pending.append(pool.submit(stage_rows, batch_rows(db, traces), analyzer))
+        for k, traces in enumerate(batches):
+            mapped = hand_off(batch_rows(db, traces), Path(folder.name) / str(k))
+            pending.append(pool.submit(stage_mapped, mapped, analyzer))
             if len(pending) > count:
-                yield pending.popleft().result()
+                yield staged_from(pending.popleft().result())
         while pending:
-            yield pending.popleft().result()
+            yield staged_from(pending.popleft().result())
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         lifeline.close()
+        folder.cleanup()
+
+
+def joined(batches: Sequence[StagedBatch]) -> StagedBatch:
+    """Staged batches as one: their runs are disjoint, so written as one they replace the
+    same rows, in the same order, as one after the other."""
+    if len(batches) == 1:
+        return batches[0]
+    tables = {
+        name: pa.concat_tables([b.tables[name] for b in batches]) for name in batches[0].tables
+    }
+    traces = pa.concat_tables([b.traces for b in batches])
+    return StagedBatch(traces, tables, combined([b.summary for b in batches]))
+
+
+def _staged_rows(staged: StagedBatch) -> int:
+    return sum(table.num_rows for table in staged.tables.values())
+
+
+def _entry_module() -> list[str]:
+    """The module the running script's ``main`` comes from, if another one (else none)."""
+    module = getattr(getattr(sys.modules.get("__main__"), "main", None), "__module__", None)
+    return [module] if isinstance(module, str) and module != "__main__" else []
 
 
 def write_batch(

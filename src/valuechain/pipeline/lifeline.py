@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import threading
 from multiprocessing.connection import Connection
 
 
-def exit_with_parent(lifeline: Connection) -> None:
-    """A worker's initializer: exit the moment the process that started it is gone."""
-    threading.Thread(target=_wait_for_eof, args=(lifeline,), daemon=True).start()
+def exit_with_parent(lifeline: Connection, folder: str | None = None) -> None:
+    """A worker's initializer: exit the moment the process that started it is gone, first
+    removing ``folder`` (files the parent handed over and can no longer remove itself)."""
+    threading.Thread(target=_wait_for_eof, args=(lifeline, folder), daemon=True).start()
 
 
-def _wait_for_eof(lifeline: Connection) -> None:
+def _wait_for_eof(lifeline: Connection, folder: str | None) -> None:
     with contextlib.suppress(EOFError, OSError):
         lifeline.recv_bytes()  # nothing is ever sent: this returns only at EOF
-    os._exit(1)  # the parent died: no clean-up to do, its results have no reader
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)  # every worker tries: whoever comes first
+    os._exit(1)  # the parent died: its results have no reader
