@@ -113,11 +113,13 @@ def derive_traces(
     totals = [0, 0, 0, 0]
     runs: set[str] = set()
     gathered: list[StagedBatch] = []
+    gathered_rows = 0
     for staged in staged_batches(db, batches, analyzer):
         gathered.append(staged)
-        if sum(map(_staged_rows, gathered)) >= WRITE_ROWS:
+        gathered_rows += sum(table.num_rows for table in staged.tables.values())
+        if gathered_rows >= WRITE_ROWS:
             _derive_batch(db, joined(gathered), analyzer, content_changed)
-            gathered = []
+            gathered, gathered_rows = [], 0
         batch = staged.summary
         progress.advance(staged.traces.num_rows)
         for k, value in enumerate(
@@ -263,10 +265,6 @@ def joined(batches: Sequence[StagedBatch]) -> StagedBatch:
     }
     traces = pa.concat_tables([b.traces for b in batches])
     return StagedBatch(traces, tables, combined([b.summary for b in batches]))
-
-
-def _staged_rows(staged: StagedBatch) -> int:
-    return sum(table.num_rows for table in staged.tables.values())
 
 
 def _entry_module() -> list[str]:

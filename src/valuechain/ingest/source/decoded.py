@@ -31,8 +31,8 @@ class DecodeOptions:
     # the native path (``native.py``) takes every NDJSON part and document first; what it
     # refuses goes to the msgspec fast path, then the reference. ``native_parts=False`` keeps it
     # to sources of several records smaller than a part (else read by the reference decoder):
-    # the msgspec path then takes the parts, at ~1.6x the native path's CPU time and twice its
-    # wall time on two cores (``python -m bench ingest``)
+    # the msgspec path then takes the parts, at ~1.3x the native path's CPU and wall time on two
+    # cores (``python -m bench ingest``)
     native: bool = True
     native_parts: bool = True
     # workers decoding the parts of a large source. 0 (the library default) decodes in this
