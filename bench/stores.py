@@ -24,7 +24,8 @@ from valuechain.synth.history_manifest import manifest_path, read_manifest
 
 BASE_TRIALS = 10_000  # 10 runs x 25 cases x 4 models x 10 repetitions
 
-# One copy of the base evidence: new trace ids (the copy number in the first two bytes), row ids
+# One copy of the base evidence: new trace ids (random, as real ones are: a hash of the id and the
+# copy number, so no read can find a batch's spans by trace id ranges), row ids
 # moved past every earlier copy, run and trial ids suffixed with the copy number.
 _COPY_RESOURCES = """
 INSERT INTO core.resources
@@ -42,7 +43,7 @@ _COPY_SPANS = """
 INSERT INTO core.spans
 SELECT span_row + $copy * $spans, scope_row + $copy * $scopes, resource_row + $copy * $resources,
        source_id, record_index,
-       unhex(printf('%04x', $copy)) || trace_id[3:], span_id, parent_span_id, trace_state, flags,
+       unhex(md5(hex(trace_id) || '/' || $copy)), span_id, parent_span_id, trace_state, flags,
        name, kind, kind_name_raw, start_time_unix_nano, end_time_unix_nano, start_time, end_time,
        duration_ns, status_code, status_code_name_raw, status_message, dropped_attributes_count,
        dropped_events_count, dropped_links_count, oi_span_kind, mcp_app_role, content_hash,

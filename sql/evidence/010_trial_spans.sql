@@ -2,7 +2,9 @@
 -- (valuechain.evidence.frames: ids binary, raw uint64 times, role and OpenInference kind).
 -- Spans of one trace may come from several sources and imports: all of them are read.
 -- Grain: one row per stored span of the requested traces, in span_row order.
--- Reads: core.spans. Params: $trace_ids (list of lower-case hex trace ids).
+-- Reads: core.spans. Params: $trace_ids (list of lower-case hex trace ids); $first_row,
+-- $last_row: the span rows they lie within (`trace_runs.sql`), so the scan skips the row groups
+-- of other traces — trace ids are random, a filter on them alone reads every stored id.
 SELECT
     s.span_row,
     s.trace_id,
@@ -20,5 +22,6 @@ SELECT
     s.dropped_attributes_count,
     s.dup_group
 FROM core.spans s
-WHERE s.trace_id IN (SELECT unhex(t) FROM (SELECT unnest($trace_ids) AS t))
+WHERE s.span_row BETWEEN $first_row AND $last_row
+    AND s.trace_id IN (SELECT unhex(t) FROM (SELECT unnest($trace_ids) AS t))
 ORDER BY s.span_row

@@ -8,11 +8,13 @@
 -- attribute row groups of other traces (a batch reads its own rows, whatever the store size).
 -- Low-cardinality text leaves as dictionaries (ENUM), cheaper to hand over than strings.
 -- Grain: one row per (owner_type, owner_row, ordinal) of those owners.
--- Reads: core.spans, core.attributes, core.large_values. Params: $trace_ids (hex list).
+-- Reads: core.spans, core.attributes, core.large_values. Params: $trace_ids (hex list);
+-- $first_row, $last_row: the span rows they lie within (as in 010_trial_spans.sql).
 WITH wanted AS (
     SELECT span_row, resource_row
     FROM core.spans
-    WHERE trace_id IN (SELECT unhex(t) FROM (SELECT unnest($trace_ids) AS t))
+    WHERE span_row BETWEEN $first_row AND $last_row
+        AND trace_id IN (SELECT unhex(t) FROM (SELECT unnest($trace_ids) AS t))
 ),
 owned AS (
     SELECT a.*

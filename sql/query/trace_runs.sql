@@ -1,6 +1,8 @@
 -- Every trace with the run it belongs to, for cutting a derivation into batches of whole runs:
 -- the trial root's mcp.app.run.id, or the import source for traces without the contract
--- (TRACE-FORMAT §3.8: one run per source).
+-- (TRACE-FORMAT §3.8: one run per source); and the first and last span_row of its spans, so a
+-- batch's reads can skip the rest of the store by row range (trace ids are random: a filter on
+-- them alone reads every span's id, for every batch).
 -- Grain: one row per trace_id. Reads: core.spans, core.attributes.
 WITH run_of AS (
     SELECT s.trace_id, min(a.string_value) AS run_id
@@ -9,9 +11,13 @@ WITH run_of AS (
     WHERE a.owner_type = 'span' AND a.key = 'mcp.app.run.id' AND s.mcp_app_role = 'trial'
     GROUP BY s.trace_id
 ), traces AS (
-    SELECT trace_id, min(source_id) AS source_id FROM core.spans GROUP BY trace_id
+    SELECT trace_id, min(source_id) AS source_id, min(span_row) AS first_span_row,
+           max(span_row) AS last_span_row
+    FROM core.spans
+    GROUP BY trace_id
 )
-SELECT t.trace_id, coalesce(r.run_id, 'source:' || t.source_id) AS run_key
+SELECT t.trace_id, coalesce(r.run_id, 'source:' || t.source_id) AS run_key, t.first_span_row,
+    t.last_span_row
 FROM traces t
 LEFT JOIN run_of r USING (trace_id)
 ORDER BY run_key, t.trace_id;

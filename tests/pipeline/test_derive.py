@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import valuechain
-from valuechain.pipeline.derive import derive_traces, run_batches
+from valuechain.pipeline.derive import TraceBatch, derive_traces, run_batches
+from valuechain.store import TraceRun
 from valuechain.synth import SynthConfig, write_export
 
 EXAMPLE = "spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"
@@ -140,15 +141,28 @@ def test_batched_derivation_equals_one_batch(shared: Path, tmp_path: Path) -> No
     summary = derive_traces(many.db, None, batch_traces=3)  # a run (4 traces) per batch
     assert summary.trials == 12 and len(summary.run_ids) == 3
     assert chain_rows(many) == chain_rows(one)
-    assert [len(b) for b in run_batches(many.db.trace_runs(), 3)] == [4, 4, 4]
+    assert [len(b.traces) for b in run_batches(many.db.trace_runs(), 3)] == [4, 4, 4]
+
+
+def _traces(batches: list[TraceBatch]) -> list[list[bytes]]:
+    return [batch.traces for batch in batches]
 
 
 def test_run_batches_keep_runs_whole_and_widen_touched_traces() -> None:
-    rows = [(b"a1", "A"), (b"a2", "A"), (b"b1", "B"), (b"c1", "C"), (b"c2", "C"), (b"c3", "C")]
-    assert run_batches(rows, 3) == [[b"a1", b"a2", b"b1"], [b"c1", b"c2", b"c3"]]
-    assert run_batches(rows, 1) == [[b"a1", b"a2"], [b"b1"], [b"c1", b"c2", b"c3"]]
-    assert run_batches(rows, 10, touched=[b"c2"]) == [[b"c1", b"c2", b"c3"]]
+    keys = {"a1": "A", "a2": "A", "b1": "B", "c1": "C", "c2": "C", "c3": "C"}
+    rows = [
+        TraceRun(t.encode(), key, 10 * k, 10 * k + 9) for k, (t, key) in enumerate(keys.items())
+    ]
+    assert _traces(run_batches(rows, 3)) == [[b"a1", b"a2", b"b1"], [b"c1", b"c2", b"c3"]]
+    assert _traces(run_batches(rows, 1)) == [[b"a1", b"a2"], [b"b1"], [b"c1", b"c2", b"c3"]]
+    assert _traces(run_batches(rows, 10, touched=[b"c2"])) == [[b"c1", b"c2", b"c3"]]
     assert run_batches(rows, 10, touched=[]) == []
+
+
+def test_a_batch_spans_the_rows_of_its_traces() -> None:
+    rows = [TraceRun(b"a1", "A", 40, 49), TraceRun(b"a2", "A", 0, 9), TraceRun(b"b1", "B", 20, 29)]
+    assert [b.span_rows for b in run_batches(rows, 2)] == [(0, 49), (20, 29)]
+    assert run_batches(rows, 3) == [TraceBatch([b"a1", b"a2", b"b1"], (0, 49))]
 
 
 # Scenarios whose evidence touches a §7.2 difference (see valuechain.synth.CATALOGUE).

@@ -28,6 +28,7 @@ from valuechain.materialize.analytics import materialize_in_transaction, materia
 from valuechain.pipeline import recompute as recompute_module
 from valuechain.pipeline.derive import (
     DEFAULT_BATCH_TRACES,
+    TraceBatch,
     derive_traces,
     load_trials,
     staged_batches,
@@ -469,8 +470,8 @@ def test_a_batch_is_staged_in_chunks_and_committed_with_one_materialization(
     writes: list[int] = []
     materialized: list[list[str]] = []
 
-    def staging(db: Database, batches: list[list[bytes]], analyzer: int) -> Any:
-        staged.extend(len(b) for b in batches)
+    def staging(db: Database, batches: list[TraceBatch], analyzer: int) -> Any:
+        staged.extend(len(b.traces) for b in batches)
         return staged_batches(db, batches, analyzer)
 
     def write(db: Database, batch: Any, analyzer: int, changed: bool, then: Any) -> None:

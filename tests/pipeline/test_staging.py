@@ -114,7 +114,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Iterator[l
 
 
 def _traces(db: Database) -> list[bytes]:
-    return [t for t, _ in db.trace_runs()]
+    return [t.trace_id for t in db.trace_runs()]
 
 
 @pytest.mark.parametrize("analyzer", [11, 12])
@@ -123,7 +123,7 @@ def test_bulk_tables_equal_the_per_trial_construction(
     stores: list[Database], store: int, analyzer: int
 ) -> None:
     db = stores[store]
-    rows = derive.batch_rows(db, _traces(db))
+    rows = derive.batch_rows(db, derive.TraceBatch(_traces(db)))
     evidence = derive.build_trials(
         rows.spans, ordered_attributes(rows.attributes), source_runs=rows.sources
     )
@@ -146,11 +146,11 @@ def _sorted(table: pa.Table) -> pa.Table:
 def test_worker_pool_stages_the_same_rows_as_one_batch(stores: list[Database]) -> None:
     db = stores[1]
     traces = _traces(db)
-    whole = derive.stage_batch(db, traces, 12)
+    whole = derive.stage_batch(db, derive.TraceBatch(traces), 12)
     batches = derive.run_batches(db.trace_runs(), 1)
     assert len(batches) == 3  # one per run
     parts = list(derive.staged_batches(db, batches, 12, workers=2))
-    assert [p.summary.trials for p in parts] == [len(b) for b in batches]
+    assert [p.summary.trials for p in parts] == [len(b.traces) for b in batches]
     for name, table in whole.tables.items():
         merged = pa.concat_tables([p.tables[name] for p in parts])
         columns = [c for c in table.column_names if c != "trial_index"]  # batch-local
@@ -167,7 +167,7 @@ def test_ordered_attributes_sorts_owner_text_not_dictionary_codes() -> None:
 def test_evidence_stamps_are_the_stored_spans_per_trace(stores: list[Database], store: int) -> None:
     """The stamps a batch stages for sql/derive/047 are what core.spans holds per trace."""
     db = stores[store]
-    rows = derive.batch_rows(db, _traces(db))
+    rows = derive.batch_rows(db, derive.TraceBatch(_traces(db)))
     found = staging.evidence_stamps(rows.spans)
     expected = db.con.sql(
         "SELECT trace_id, count(*) AS span_count, max(span_row) AS last_span_row "
@@ -175,3 +175,13 @@ def test_evidence_stamps_are_the_stored_spans_per_trace(stores: list[Database], 
     ).to_arrow_table()
     assert found.num_rows == len(_traces(db)) > 0
     assert _sorted(found).equals(_sorted(expected.cast(found.schema)))
+
+
+@pytest.mark.parametrize("store", [0, 1, 2])
+def test_trace_runs_bound_every_span_of_their_trace(stores: list[Database], store: int) -> None:
+    """A batch reads only the span rows its traces lie within: the bounds must hold them all."""
+    db = stores[store]
+    bounds = {t.trace_id: (t.first_span_row, t.last_span_row) for t in db.trace_runs()}
+    rows = db.con.sql("SELECT trace_id, span_row FROM core.spans").fetchall()
+    assert rows and {bytes(t) for t, _ in rows} == set(bounds)
+    assert all(bounds[bytes(t)][0] <= row <= bounds[bytes(t)][1] for t, row in rows)

@@ -25,6 +25,6 @@ def test_sql_files_state_grain_reads_and_bind_their_params() -> None:
         header = [line for line in sql.text.splitlines() if line.startswith("--")]
         assert any("Grain:" in line for line in header), sql.name
         assert any("Reads:" in line for line in header), sql.name
-        assert sql.params == {"trace_ids"}
+        assert sql.params == {"trace_ids", "first_row", "last_row"}
         body = "\n".join(line.split("--")[0] for line in sql.text.splitlines())
         assert ";" not in body  # one statement per file

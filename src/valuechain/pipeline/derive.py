@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -42,12 +43,13 @@ from valuechain.pipeline.handoff import MappedBatch, hand_off, stage_mapped, sta
 from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
-from valuechain.store import Database, PendingGroup
+from valuechain.store import EVERY_ROW, Database, PendingGroup, SpanRows, TraceRun
 
 __all__ = [
     "DEFAULT_BATCH_TRACES",
     "DeriveSummary",
     "StagedBatch",
+    "TraceBatch",
     "combined",
     "derive_pending",
     "derive_traces",
@@ -109,7 +111,7 @@ def derive_traces(
     """
     batches = run_batches(db.trace_runs(), batch_traces, touched=trace_ids)
     progress = progress or Silent()
-    progress.start(Phase.DERIVE, sum(map(len, batches)), f"at analyzer {analyzer}")
+    progress.start(Phase.DERIVE, sum(len(b.traces) for b in batches), f"at analyzer {analyzer}")
     totals = [0, 0, 0, 0]
     runs: set[str] = set()
     gathered: list[StagedBatch] = []
@@ -168,48 +170,62 @@ def combined(summaries: Sequence[DeriveSummary]) -> DeriveSummary:
     )
 
 
+class TraceBatch(NamedTuple):
+    """The traces of whole runs staged together, and the span rows they lie within."""
+
+    traces: list[bytes]
+    span_rows: SpanRows = EVERY_ROW
+
+
 def run_batches(
-    trace_runs: Sequence[tuple[bytes, str]],
+    trace_runs: Sequence[TraceRun],
     max_traces: int,
     *,
     touched: Sequence[bytes] | None = None,
-) -> list[list[bytes]]:
+) -> list[TraceBatch]:
     """Traces cut into batches of whole runs of at most ``max_traces`` (a larger run stays
     whole). With ``touched``, only the runs those traces belong to — every trace of them, so
     run-level facts (incomplete runs, id conflicts) see the whole run."""
     if touched is not None:
         wanted = set(touched)
-        keys = {run_key for trace_id, run_key in trace_runs if trace_id in wanted}
-        trace_runs = [(t, k) for t, k in trace_runs if k in keys]
-    runs: dict[str, list[bytes]] = {}
-    for trace_id, run_key in trace_runs:
-        runs.setdefault(run_key, []).append(trace_id)
-    batches: list[list[bytes]] = []
-    current: list[bytes] = []
+        keys = {trace.run_key for trace in trace_runs if trace.trace_id in wanted}
+        trace_runs = [trace for trace in trace_runs if trace.run_key in keys]
+    runs: dict[str, list[TraceRun]] = {}
+    for trace in trace_runs:
+        runs.setdefault(trace.run_key, []).append(trace)
+    batches: list[TraceBatch] = []
+    current: list[TraceRun] = []
     for traces in runs.values():
         if current and len(current) + len(traces) > max_traces:
-            batches.append(current)
+            batches.append(_batch(current))
             current = []
         current.extend(traces)
     if current:
-        batches.append(current)
+        batches.append(_batch(current))
     return batches
 
 
-def batch_rows(db: Database, traces: list[bytes]) -> BatchRows:
+def _batch(traces: list[TraceRun]) -> TraceBatch:
+    first = min(trace.first_span_row for trace in traces)
+    last = max(trace.last_span_row for trace in traces)
+    return TraceBatch([trace.trace_id for trace in traces], (first, last))
+
+
+def batch_rows(db: Database, batch: TraceBatch) -> BatchRows:
     """The stored rows of one batch of traces, as Arrow (three queries, not one per trial)."""
-    spans, attributes = db.trial_rows(traces)
-    return BatchRows(traces, spans, attributes, db.trial_sources(traces))
+    traces, span_rows = batch
+    spans, attributes = db.trial_rows(traces, span_rows)
+    return BatchRows(traces, spans, attributes, db.trial_sources(traces, span_rows))
 
 
-def stage_batch(db: Database, traces: list[bytes], analyzer: int) -> StagedBatch:
-    """Derive the trials of ``traces`` from their stored evidence, writing nothing."""
-    return stage_rows(batch_rows(db, traces), analyzer)
+def stage_batch(db: Database, batch: TraceBatch, analyzer: int) -> StagedBatch:
+    """Derive the trials of ``batch`` from their stored evidence, writing nothing."""
+    return stage_rows(batch_rows(db, batch), analyzer)
 
 
 def staged_batches(
     db: Database,
-    batches: Sequence[list[bytes]],
+    batches: Sequence[TraceBatch],
     analyzer: int,
     *,
     workers: int | None = None,
@@ -221,8 +237,8 @@ def staged_batches(
     """
     count = derive_workers() if workers is None else workers
     if count < 1 or len(batches) <= 1:
-        for traces in batches:
-            yield stage_batch(db, traces, analyzer)
+        for batch in batches:
+            yield stage_batch(db, batch, analyzer)
         return
     # Never fork a process holding the store's threads; workers exit with this process,
     # however it ends, as the import's decode workers do (the lifeline pipe).
@@ -242,8 +258,8 @@ def staged_batches(
     )
     pending: deque[Future[MappedBatch]] = deque()
     try:
-        for k, traces in enumerate(batches):
-            mapped = hand_off(batch_rows(db, traces), Path(folder.name) / str(k))
+        for k, batch in enumerate(batches):
+            mapped = hand_off(batch_rows(db, batch), Path(folder.name) / str(k))
             pending.append(pool.submit(stage_mapped, mapped, analyzer))
             if len(pending) > count:
                 yield staged_from(pending.popleft().result())

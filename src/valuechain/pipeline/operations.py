@@ -19,7 +19,7 @@ from typing import Any
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
 from valuechain.materialize.analytics import materialize_in_transaction
-from valuechain.pipeline.derive import run_batches, stage_batch, write_batch
+from valuechain.pipeline.derive import TraceBatch, run_batches, stage_batch, write_batch
 from valuechain.store import Database, sqlfiles
 
 _PLAN_END = "store/100_"  # below: what goes (temporary tables); from here: the removal
@@ -161,8 +161,8 @@ def _rederive(
     the remaining ones) and the documents of the runs."""
     widened: set[bytes] = set(touched)
     for batch in run_batches(db.trace_runs(), 1 << 62, touched=remaining):
-        widened.update(batch)
-    staged = stage_batch(db, sorted(widened), analyzer)
+        widened.update(batch.traces)
+    staged = stage_batch(db, TraceBatch(sorted(widened)), analyzer)
     write_batch(db, staged, analyzer, content_changed=True)
     materialize_in_transaction(db.con, sorted({*runs, *staged.summary.run_ids}))
 

@@ -37,6 +37,7 @@ from valuechain.errors import UsageError, VersionAheadError
 from valuechain.materialize.analytics import materialize_in_transaction
 from valuechain.pipeline.derive import (
     DEFAULT_BATCH_TRACES,
+    TraceBatch,
     combined,
     run_batches,
     staged_batches,
@@ -57,7 +58,7 @@ class RecomputeBatch:
     """Whole runs re-derived in one transaction, staged in chunks of whole runs."""
 
     traces: list[bytes]
-    chunks: tuple[list[bytes], ...]  # the traces cut for staging (the derive step's batches)
+    chunks: tuple[TraceBatch, ...]  # the traces cut for staging (the derive step's batches)
     evidence_changed: bool  # rebuild every analyzer version of these runs, not only the target
     stored_run_ids: tuple[str, ...]  # the runs their stored trials name (re-materialized too)
 
@@ -206,7 +207,8 @@ def plan_recompute(
     if not stale:  # the common case: skip reading every trace's run (a scan of the attributes)
         return RecomputePlan(analyzer, (), (), 0, 0, 0)
     trace_runs = db.trace_runs()
-    run_key = dict(trace_runs)
+    stored_trace = {trace.trace_id: trace for trace in trace_runs}
+    run_key = {trace_id: trace.run_key for trace_id, trace in stored_trace.items()}
     stale = [s for s in stale if s.trace_id in run_key]
     if runs is not None:
         wanted = set(runs)
@@ -216,10 +218,11 @@ def plan_recompute(
     by_trace = {s.trace_id: s for s in stale}
     batches: list[RecomputeBatch] = []
     for keys, evidence_changed in ((changed_keys, True), (behind_keys, False)):
-        touched = [t for t, k in trace_runs if k in keys]
-        for traces in run_batches(trace_runs, batch_traces, touched=touched) if touched else []:
+        touched = [t.trace_id for t in trace_runs if t.run_key in keys]
+        for batch in run_batches(trace_runs, batch_traces, touched=touched) if touched else []:
+            traces = batch.traces
             stored = {r for t in traces if t in by_trace for r in by_trace[t].run_ids}
-            chunks = tuple(run_batches([(t, run_key[t]) for t in traces], stage_traces))
+            chunks = tuple(run_batches([stored_trace[t] for t in traces], stage_traces))
             batches.append(RecomputeBatch(traces, chunks, evidence_changed, tuple(sorted(stored))))
     return RecomputePlan(
         analyzer,

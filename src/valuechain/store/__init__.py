@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from valuechain.store.database import (
     DEFAULT_STORE,
+    EVERY_ROW,
     Database,
+    SpanRows,
+    TraceRun,
     default_store_path,
     open_database,
 )
@@ -18,12 +21,15 @@ from valuechain.store.writer import Committed, SourceWriter
 
 __all__ = [
     "DEFAULT_STORE",
+    "EVERY_ROW",
     "STORE_SCHEMA_VERSION",
     "Committed",
     "Database",
     "PendingDerivation",
     "PendingGroup",
     "SourceWriter",
+    "SpanRows",
+    "TraceRun",
     "default_store_path",
     "open_database",
 ]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import polars as pl
@@ -36,6 +36,19 @@ STORE_ENV = "VALUECHAIN_STORE"
 # store; a bound keeps an import's footprint flat (DuckDB spills to disk beyond it).
 DEFAULT_MEMORY_LIMIT = "1GB"
 MEMORY_LIMIT_ENV = "VALUECHAIN_MEMORY_LIMIT"
+
+
+SpanRows = tuple[int, int]  # the first and last span_row of some traces' spans
+EVERY_ROW: SpanRows = (0, 2**63 - 1)
+
+
+class TraceRun(NamedTuple):
+    """A stored trace, the key of the run it belongs to and the rows its spans lie within."""
+
+    trace_id: bytes
+    run_key: str
+    first_span_row: int
+    last_span_row: int
 
 
 def default_store_path() -> Path:
@@ -220,23 +233,32 @@ class Database:
         names = [d[0] for d in cursor.description]
         return dict(zip(names, (int(v) for v in row), strict=True))
 
-    def trace_runs(self) -> list[tuple[bytes, str]]:
-        """Every trace with the key of its run, ordered by run (``sql/query/trace_runs.sql``)."""
+    def trace_runs(self) -> list[TraceRun]:
+        """Every trace with the key of its run and its span rows, ordered by run
+        (``sql/query/trace_runs.sql``)."""
         rows = self.con.execute(sqlfiles.statement("query/trace_runs.sql").text).fetchall()
-        return [(bytes(trace_id), str(run_key)) for trace_id, run_key in rows]
+        return [TraceRun(bytes(t), str(key), first, last) for t, key, first, last in rows]
 
-    def trial_rows(self, trace_ids: Iterable[str | bytes]) -> tuple[pa.Table, pa.Table]:
+    def trial_rows(
+        self, trace_ids: Iterable[str | bytes], span_rows: SpanRows = EVERY_ROW
+    ) -> tuple[pa.Table, pa.Table]:
         """(spans, attributes) of the given traces, in the shapes the evidence adapter takes
         (``sql/evidence``); every file and import a trace arrived in is read, so its trials
         are rebuilt whole; the attribute rows come unordered (``evidence.frames.
         ordered_attributes`` puts them in the adapter's order). Ids are hex strings or 16 raw
-        bytes each."""
+        bytes each; ``span_rows`` (first, last), when known (`trace_runs`), must hold every
+        span of them: the reads skip the store's other row groups."""
         ids = _hex_ids(trace_ids)
-        return self._arrow(_TRIAL_SPANS, ids), self._arrow(_TRIAL_ATTRIBUTES, ids)
+        return (
+            self._arrow(_TRIAL_SPANS, ids, span_rows),
+            self._arrow(_TRIAL_ATTRIBUTES, ids, span_rows),
+        )
 
-    def trial_sources(self, trace_ids: Iterable[str | bytes]) -> dict[int, str]:
+    def trial_sources(
+        self, trace_ids: Iterable[str | bytes], span_rows: SpanRows = EVERY_ROW
+    ) -> dict[int, str]:
         """source_id → sha256 (hex) of every source holding spans of the traces (§3.8)."""
-        table = self._arrow(_TRIAL_SOURCES, _hex_ids(trace_ids))
+        table = self._arrow(_TRIAL_SOURCES, _hex_ids(trace_ids), span_rows)
         return dict(
             zip(
                 table.column("source_id").to_pylist(),
@@ -245,11 +267,11 @@ class Database:
             )
         )
 
-    def _arrow(self, name: str, trace_ids: list[str]) -> pa.Table:
+    def _arrow(self, name: str, trace_ids: list[str], span_rows: SpanRows) -> pa.Table:
         sql = sqlfiles.statement(name)
-        table: pa.Table = self.con.sql(
-            sql.text, params=sql.bind({"trace_ids": trace_ids})
-        ).to_arrow_table()
+        first, last = span_rows
+        params = {"trace_ids": trace_ids, "first_row": first, "last_row": last}
+        table: pa.Table = self.con.sql(sql.text, params=sql.bind(params)).to_arrow_table()
         return table
 
     def replace_trials(
