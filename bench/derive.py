@@ -110,7 +110,7 @@ def tree_usage(command: list[str], every: float = 0.1) -> tuple[int, int, float,
 def measure(trials: int, folder: Path, imported: Measured) -> list[Measured]:
     path = folder / f"derive-{trials}.duckdb"
     with build_evidence_store(path, trials) as db:
-        n = len(db.trace_runs())
+        n = db.trace_runs().num_rows
         evidence, analyzer = parts(db)
     cli = Path(sys.executable).with_name("valuechain")  # the installed entry point
     command = [str(cli), "--store", str(path), "derive"]

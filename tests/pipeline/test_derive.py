@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 import valuechain
 from valuechain.pipeline.derive import TraceBatch, derive_traces, run_batches
-from valuechain.store import TraceRun
 from valuechain.synth import SynthConfig, write_export
 
 EXAMPLE = "spec/examples/mcpjam-eval-run-2cases-2models-2reps.otlp.json"
@@ -148,20 +148,28 @@ def _traces(batches: list[TraceBatch]) -> list[list[bytes]]:
     return [batch.traces for batch in batches]
 
 
+def _trace_runs(rows: list[tuple[str, str, int, int]]) -> pa.Table:
+    names = ["trace_id", "run_key", "first_span_row", "last_span_row"]
+    columns = list(zip(*[(t.encode(), k, first, last) for t, k, first, last in rows], strict=True))
+    types = [pa.binary(), pa.string(), pa.int64(), pa.int64()]
+    return pa.table([pa.array(c, t) for c, t in zip(columns, types, strict=True)], names=names)
+
+
 def test_run_batches_keep_runs_whole_and_widen_touched_traces() -> None:
     keys = {"a1": "A", "a2": "A", "b1": "B", "c1": "C", "c2": "C", "c3": "C"}
-    rows = [
-        TraceRun(t.encode(), key, 10 * k, 10 * k + 9) for k, (t, key) in enumerate(keys.items())
-    ]
+    rows = _trace_runs([(t, key, 10 * k, 10 * k + 9) for k, (t, key) in enumerate(keys.items())])
     assert _traces(run_batches(rows, 3)) == [[b"a1", b"a2", b"b1"], [b"c1", b"c2", b"c3"]]
     assert _traces(run_batches(rows, 1)) == [[b"a1", b"a2"], [b"b1"], [b"c1", b"c2", b"c3"]]
     assert _traces(run_batches(rows, 10, touched=[b"c2"])) == [[b"c1", b"c2", b"c3"]]
     assert run_batches(rows, 10, touched=[]) == []
 
 
-def test_a_batch_spans_the_rows_of_its_traces() -> None:
-    rows = [TraceRun(b"a1", "A", 40, 49), TraceRun(b"a2", "A", 0, 9), TraceRun(b"b1", "B", 20, 29)]
-    assert [b.span_rows for b in run_batches(rows, 2)] == [(0, 49), (20, 29)]
+def test_a_batch_spans_the_rows_of_its_traces_and_keeps_runs_whole() -> None:
+    rows = _trace_runs([("a1", "A", 40, 49), ("b1", "B", 20, 29), ("a2", "A", 0, 9)])
+    assert run_batches(rows, 2) == [
+        TraceBatch([b"a1", b"a2"], (0, 49)),
+        TraceBatch([b"b1"], (20, 29)),
+    ]
     assert run_batches(rows, 3) == [TraceBatch([b"a1", b"a2", b"b1"], (0, 49))]
 
 

@@ -114,7 +114,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Iterator[l
 
 
 def _traces(db: Database) -> list[bytes]:
-    return [t.trace_id for t in db.trace_runs()]
+    return list(db.trace_runs()["trace_id"].to_pylist())
 
 
 @pytest.mark.parametrize("analyzer", [11, 12])
@@ -181,7 +181,8 @@ def test_evidence_stamps_are_the_stored_spans_per_trace(stores: list[Database], 
 def test_trace_runs_bound_every_span_of_their_trace(stores: list[Database], store: int) -> None:
     """A batch reads only the span rows its traces lie within: the bounds must hold them all."""
     db = stores[store]
-    bounds = {t.trace_id: (t.first_span_row, t.last_span_row) for t in db.trace_runs()}
+    runs = db.trace_runs().to_pylist()
+    bounds = {t["trace_id"]: (t["first_span_row"], t["last_span_row"]) for t in runs}
     rows = db.con.sql("SELECT trace_id, span_row FROM core.spans").fetchall()
     assert rows and {bytes(t) for t, _ in rows} == set(bounds)
     assert all(bounds[bytes(t)][0] <= row <= bounds[bytes(t)][1] for t, row in rows)

@@ -202,7 +202,7 @@ def test_the_engine_memory_is_bounded_by_default_and_configurable(
 ) -> None:
     monkeypatch.delenv("VALUECHAIN_MEMORY_LIMIT", raising=False)
     with Database(tmp_path / "a.duckdb") as db:
-        assert _memory_limit(db.con) == _as_duckdb_prints("1GB")  # not 80 % of the machine
+        assert _memory_limit(db.con) == _as_duckdb_prints("512MB")  # not 80 % of the machine
     with Database(tmp_path / "a.duckdb", memory_limit="300MB") as db:
         assert _memory_limit(db.con) == _as_duckdb_prints("300MB")
     monkeypatch.setenv("VALUECHAIN_MEMORY_LIMIT", "2GB")

@@ -380,7 +380,7 @@ def open(
 ) -> Store:
     """Open (creating if needed) a store; ``None`` means ``$VALUECHAIN_STORE`` or the default.
 
-    ``memory_limit`` bounds DuckDB's memory (default ``$VALUECHAIN_MEMORY_LIMIT`` or 1GB);
+    ``memory_limit`` bounds DuckDB's memory (default ``$VALUECHAIN_MEMORY_LIMIT`` or 512MB);
     ``allow_files`` opens one folder for `Store.sql` to read files from (none by default);
     ``wait``: while another process holds the store, wait up to this many seconds for it
     (default: fail at once with "store is busy (pid …)")."""

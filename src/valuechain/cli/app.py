@@ -121,7 +121,7 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None)
     show_envvar=True,
     metavar="SIZE",
     callback=_memory_limit,
-    help="Most memory the store's engine may use, e.g. 512MB (default 1GB); it spills beyond.",
+    help="Most memory the store's engine may use, e.g. 512MB (default 512MB); it spills beyond.",
 )
 @wait_option(envvar="VALUECHAIN_WAIT")
 @quiet_option()

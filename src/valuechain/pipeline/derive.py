@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.evidence.frames import ordered_attributes
@@ -43,7 +44,7 @@ from valuechain.pipeline.handoff import MappedBatch, hand_off, stage_mapped, sta
 from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
-from valuechain.store import EVERY_ROW, Database, PendingGroup, SpanRows, TraceRun
+from valuechain.store import EVERY_ROW, Database, PendingGroup, SpanRows
 
 __all__ = [
     "DEFAULT_BATCH_TRACES",
@@ -65,7 +66,7 @@ __all__ = [
 # process at a time) while keeping the adapter's per-batch overhead small. Measured on a
 # 10k-trial import with two workers: 2,500 traces peaked at 1,335 MB for the process tree
 # (each worker ~400 MB), 1,000 at 1,200 MB in no more CPU time; the store's DuckDB limit
-# (1GB by default, fixed when the store is opened) comes on top in the main process.
+# (512MB by default, fixed when the store is opened) comes on top in the main process.
 DEFAULT_BATCH_TRACES = 1_000
 WORKERS_ENV = "VALUECHAIN_DERIVE_WORKERS"
 
@@ -178,37 +179,40 @@ class TraceBatch(NamedTuple):
 
 
 def run_batches(
-    trace_runs: Sequence[TraceRun],
+    trace_runs: pa.Table,
     max_traces: int,
     *,
     touched: Sequence[bytes] | None = None,
 ) -> list[TraceBatch]:
-    """Traces cut into batches of whole runs of at most ``max_traces`` (a larger run stays
-    whole). With ``touched``, only the runs those traces belong to — every trace of them, so
+    """The traces of ``trace_runs`` (`Database.trace_runs`) cut into batches of whole runs
+    of at most ``max_traces`` (a larger run stays whole), runs in order of first appearance.
+    With ``touched``, only the runs those traces belong to — every trace of them, so
     run-level facts (incomplete runs, id conflicts) see the whole run."""
     if touched is not None:
-        wanted = set(touched)
-        keys = {trace.run_key for trace in trace_runs if trace.trace_id in wanted}
-        trace_runs = [trace for trace in trace_runs if trace.run_key in keys]
-    runs: dict[str, list[TraceRun]] = {}
-    for trace in trace_runs:
-        runs.setdefault(trace.run_key, []).append(trace)
+        wanted = pc.is_in(trace_runs["trace_id"], pa.array(list(touched), pa.binary()))
+        keys = pc.unique(trace_runs.filter(wanted)["run_key"])
+        trace_runs = trace_runs.filter(pc.is_in(trace_runs["run_key"], keys))
+    # a run's traces together (the store's list is ordered by run already); Arrow, since a
+    # million traces as Python objects outweigh everything else the derive step holds
+    runs = pc.dictionary_encode(trace_runs["run_key"]).combine_chunks().indices
+    by_run = trace_runs.take(pc.sort_indices(runs))  # stable: traces keep their order
+    sizes = pc.value_counts(runs).field("counts").to_pylist()  # in order of first appearance
     batches: list[TraceBatch] = []
-    current: list[TraceRun] = []
-    for traces in runs.values():
-        if current and len(current) + len(traces) > max_traces:
-            batches.append(_batch(current))
-            current = []
-        current.extend(traces)
-    if current:
-        batches.append(_batch(current))
+    start = end = 0
+    for size in sizes:
+        if end > start and end - start + size > max_traces:
+            batches.append(_batch(by_run.slice(start, end - start)))
+            start = end
+        end += size
+    if end > start:
+        batches.append(_batch(by_run.slice(start, end - start)))
     return batches
 
 
-def _batch(traces: list[TraceRun]) -> TraceBatch:
-    first = min(trace.first_span_row for trace in traces)
-    last = max(trace.last_span_row for trace in traces)
-    return TraceBatch([trace.trace_id for trace in traces], (first, last))
+def _batch(traces: pa.Table) -> TraceBatch:
+    first = pc.min(traces["first_span_row"]).as_py()
+    last = pc.max(traces["last_span_row"]).as_py()
+    return TraceBatch(traces["trace_id"].to_pylist(), (first, last))
 
 
 def batch_rows(db: Database, batch: TraceBatch) -> BatchRows:

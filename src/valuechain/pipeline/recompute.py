@@ -31,6 +31,7 @@ from functools import partial
 import duckdb
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError, VersionAheadError
@@ -207,8 +208,9 @@ def plan_recompute(
     if not stale:  # the common case: skip reading every trace's run (a scan of the attributes)
         return RecomputePlan(analyzer, (), (), 0, 0, 0)
     trace_runs = db.trace_runs()
-    stored_trace = {trace.trace_id: trace for trace in trace_runs}
-    run_key = {trace_id: trace.run_key for trace_id, trace in stored_trace.items()}
+    run_key = dict(
+        zip(trace_runs["trace_id"].to_pylist(), trace_runs["run_key"].to_pylist(), strict=True)
+    )
     stale = [s for s in stale if s.trace_id in run_key]
     if runs is not None:
         wanted = set(runs)
@@ -218,11 +220,12 @@ def plan_recompute(
     by_trace = {s.trace_id: s for s in stale}
     batches: list[RecomputeBatch] = []
     for keys, evidence_changed in ((changed_keys, True), (behind_keys, False)):
-        touched = [t.trace_id for t in trace_runs if t.run_key in keys]
+        touched = [t for t, k in run_key.items() if k in keys]
         for batch in run_batches(trace_runs, batch_traces, touched=touched) if touched else []:
             traces = batch.traces
             stored = {r for t in traces if t in by_trace for r in by_trace[t].run_ids}
-            chunks = tuple(run_batches([stored_trace[t] for t in traces], stage_traces))
+            of_batch = pc.is_in(trace_runs["trace_id"], pa.array(traces, pa.binary()))
+            chunks = tuple(run_batches(trace_runs.filter(of_batch), stage_traces))
             batches.append(RecomputeBatch(traces, chunks, evidence_changed, tuple(sorted(stored))))
     return RecomputePlan(
         analyzer,

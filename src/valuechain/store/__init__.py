@@ -11,7 +11,6 @@ from valuechain.store.database import (
     EVERY_ROW,
     Database,
     SpanRows,
-    TraceRun,
     default_store_path,
     open_database,
 )
@@ -29,7 +28,6 @@ __all__ = [
     "PendingGroup",
     "SourceWriter",
     "SpanRows",
-    "TraceRun",
     "default_store_path",
     "open_database",
 ]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any, NamedTuple
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -33,22 +33,16 @@ from valuechain.store.sandbox import connect, read_only_sql
 DEFAULT_STORE = "valuechain.duckdb"
 STORE_ENV = "VALUECHAIN_STORE"
 # DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
-# store; a bound keeps an import's footprint flat (DuckDB spills to disk beyond it).
-DEFAULT_MEMORY_LIMIT = "1GB"
+# store; a bound keeps an import's footprint flat (DuckDB spills to disk beyond it). The page
+# cache fills to the bound on any store larger than it (a derive reads every block once), and
+# the derive step's two workers come on top: with 1GB a 1M-trial derive peaked at ~1.9 GB for
+# the process tree, with 512MB at ~1.3 GB; imports took the same time either way.
+DEFAULT_MEMORY_LIMIT = "512MB"
 MEMORY_LIMIT_ENV = "VALUECHAIN_MEMORY_LIMIT"
 
 
 SpanRows = tuple[int, int]  # the first and last span_row of some traces' spans
 EVERY_ROW: SpanRows = (0, 2**63 - 1)
-
-
-class TraceRun(NamedTuple):
-    """A stored trace, the key of the run it belongs to and the rows its spans lie within."""
-
-    trace_id: bytes
-    run_key: str
-    first_span_row: int
-    last_span_row: int
 
 
 def default_store_path() -> Path:
@@ -233,11 +227,14 @@ class Database:
         names = [d[0] for d in cursor.description]
         return dict(zip(names, (int(v) for v in row), strict=True))
 
-    def trace_runs(self) -> list[TraceRun]:
-        """Every trace with the key of its run and its span rows, ordered by run
-        (``sql/query/trace_runs.sql``)."""
-        rows = self.con.execute(sqlfiles.statement("query/trace_runs.sql").text).fetchall()
-        return [TraceRun(bytes(t), str(key), first, last) for t, key, first, last in rows]
+    def trace_runs(self) -> pa.Table:
+        """Every trace (``trace_id``) with the key of its run (``run_key``) and the first and
+        last span_row of its spans, ordered by run (``sql/query/trace_runs.sql``). Arrow, not
+        tuples: a million traces are ~60 MB so, and several hundred as Python objects."""
+        table: pa.Table = self.con.sql(
+            sqlfiles.statement("query/trace_runs.sql").text
+        ).to_arrow_table()
+        return table
 
     def trial_rows(
         self, trace_ids: Iterable[str | bytes], span_rows: SpanRows = EVERY_ROW

@@ -46,6 +46,6 @@ def memory_limit_bytes(text: str, where: str) -> int:
         raise UsageError(
             where,
             f"memory limit {text!r} is below the minimum of 64MB",
-            "an import runs out of memory in less; give 64MB or more (the default is 1GB)",
+            "an import runs out of memory in less; give 64MB or more (the default is 512MB)",
         )
     return size
