@@ -221,11 +221,10 @@ def _verify(
         "analyzer_version",
         "measurements_schema_version",
     )
-    rows = (
+    shaped = (
         chain.sort("trial_index", "idx")
         .group_by("trial_index", maintain_order=True)
         .agg(
-            _encoded("name", "state", "reason", "evidence").alias("rows"),
             _encoded("name", "state", "reason", _evidence_json(blank=True)).alias("rows_shape"),
             pl.len().alias("row_count"),
             pl.col("trace").first(),
@@ -234,44 +233,46 @@ def _verify(
     sent = (
         measured.sort("trial_index", "idx")
         .group_by("trial_index", maintain_order=True)
-        .agg(
-            _encoded("idx", "reach", pl.col("latency_ms").cast(pl.String)).alias("measured"),
-            _encoded("idx", "reach", pl.col("latency_ms").is_not_null()).alias("measured_shape"),
-        )
+        .agg(_encoded("idx", "reach", pl.col("latency_ms").is_not_null()).alias("measured_shape"))
     )
-    joined = heads.join(rows, on="trial_index", how="inner", maintain_order="left").join(
+    joined = heads.join(shaped, on="trial_index", how="inner", maintain_order="left").join(
         sent, on="trial_index", how="left", maintain_order="left"
     )
     # Trials sent chains of one shape share one verdict: the first one's chain is checked.
     # The shape is all the check reads: evidence lists of plain strings with the strings
     # blanked (typed, never read) and each latency's presence (its value is not read); the
-    # properties in tests/evidence/test_producer_shape.py hold the check to that.
+    # properties in tests/evidence/test_producer_shape.py hold the check to that. Only those
+    # first trials' rows are encoded in full, and the verdicts reach every trial by a join.
     keys = ["first_failed_stage", "failure_category", "analyzer_version"]
     keys += ["measurements_schema_version", "rows_shape", "measured_shape"]
-    verdicts: dict[tuple[object, ...], tuple[bool, list[str] | None]] = {}
-    for first, category, version, schema, *shape, chain_rows, m in (
-        joined.unique(subset=keys, keep="first", maintain_order=True)
-        .select(*keys, "rows", "measured")
-        .iter_rows()
-    ):
-        verdicts[first, category, version, schema, *shape] = check_persisted(
+    firsts = joined.unique(subset=keys, keep="first", maintain_order=True)
+    sent_rows = _sent_rows(chain, measured, firsts.select("trial_index", *keys[:4]))
+    verdicts: dict[str, list[object]] = {"chain_ok": [], "agree": [], "problem": []}
+    for _, first, category, version, schema, chain_rows, m in sent_rows.iter_rows():
+        chain_ok, problems = check_persisted(
             (_chain_row(r) for r in _decoded(chain_rows)),
             (version, first, category),
             None if m is None else (_measured_row(r) for r in _decoded(m)),
             schema,
         )
-    bad_chains: list[tuple[int, str, str, str, str]] = []
-    bad_measurements: list[tuple[int, str, str, str, str]] = []
-    agree: dict[int, bool] = {}
-    head = ["trial_index", "trial_id", "run_id", "trace", "row_count"]
-    for i, trial_id, run_id, trace, count, *key in joined.select(*head, *keys).iter_rows():
-        chain_ok, problems = verdicts[tuple(key)]
-        if not chain_ok:
-            bad_chains.append((i, trial_id, run_id, trace, f"{count} rows"))
-        elif problems is not None:
-            agree[i] = not problems
-            if problems:
-                bad_measurements.append((i, trial_id, run_id, trace, problems[0]))
+        verdicts["chain_ok"].append(chain_ok)
+        verdicts["agree"].append(None if not chain_ok or problems is None else not problems)
+        verdicts["problem"].append(problems[0] if chain_ok and problems else None)
+    verdict = pl.concat(
+        [firsts.select(keys), pl.DataFrame(verdicts, schema=_VERDICT)], how="horizontal"
+    )
+    judged = joined.join(verdict, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    head = ["trial_index", "trial_id", "run_id", "trace"]
+    failing = judged.filter(~pl.col("chain_ok"))
+    bad_chains = [
+        (i, trial_id, run_id, trace, f"{count} rows")
+        for i, trial_id, run_id, trace, count in failing.select(*head, "row_count").iter_rows()
+    ]
+    checked = judged.filter(pl.col("agree").is_not_null())
+    agree = dict(zip(checked["trial_index"].to_list(), checked["agree"].to_list(), strict=True))
+    bad_measurements: list[tuple[int, str, str, str, str]] = list(
+        checked.filter(~pl.col("agree")).select(*head, "problem").iter_rows()
+    )
     _report_invalid(
         bad_chains,
         "the persisted chain of {n} fails the CONTRACT §2.1 shape check (first: trial {trial}, "
@@ -290,6 +291,30 @@ def _verify(
     return tuple(b[0] for b in bad_chains), agree
 
 
+_VERDICT = {"chain_ok": pl.Boolean, "agree": pl.Boolean, "problem": pl.String}
+
+
+def _sent_rows(chain: pl.DataFrame, measured: pl.DataFrame, heads: pl.DataFrame) -> pl.DataFrame:
+    """``heads`` (trial_index first) with each trial's persisted chain and measurements as
+    sent, encoded (`_encoded`): what `check_persisted` reads."""
+    wanted = pl.col("trial_index").is_in(heads["trial_index"].implode())
+    rows = (
+        chain.filter(wanted)
+        .sort("trial_index", "idx")
+        .group_by("trial_index", maintain_order=True)
+        .agg(_encoded("name", "state", "reason", "evidence").alias("rows"))
+    )
+    sent = (
+        measured.filter(wanted)
+        .sort("trial_index", "idx")
+        .group_by("trial_index", maintain_order=True)
+        .agg(_encoded("idx", "reach", pl.col("latency_ms").cast(pl.String)).alias("measured"))
+    )
+    return heads.join(rows, on="trial_index", how="left", maintain_order="left").join(
+        sent, on="trial_index", how="left", maintain_order="left"
+    )
+
+
 _SEPARATOR = "\n"  # between JSON-encoded rows: JSON text never holds a raw newline
 
 
@@ -302,7 +327,9 @@ def _decoded(rows: str) -> list[dict[str, Any]]:
     return [orjson.loads(row) for row in rows.split(_SEPARATOR)]
 
 
-def _chain_row(row: dict[str, Any]) -> tuple[str | None, str | None, str | None, str | None]:
+def _chain_row(
+    row: dict[str, Any],
+) -> tuple[str | None, str | None, str | None, str | None]:
     return row["name"], row["state"], row["reason"], row["evidence"]
 
 
