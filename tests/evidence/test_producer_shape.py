@@ -1,6 +1,7 @@
-"""The producer's persisted chains are checked once per shape (`evidence.producer._verify`):
-trials whose chains differ only in the strings of plain evidence lists share one verdict. The
-blanking must keep a text valid JSON exactly when it was, and the §2.1 check's verdict."""
+"""The producer's persisted chains are checked once per shape
+(`evidence.persisted.verify_persisted`): trials whose chains differ only in the strings of
+plain evidence lists share one verdict. The blanking must keep a text valid JSON exactly when
+it was, and the §2.1 check's verdict."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from valuechain.contract.measurements import check_persisted
-from valuechain.evidence.producer import _blank_strings
+from valuechain.evidence.persisted import _blank_strings
 
 _STAGES = ("connection", "discovery", "selection", "call", "response", "userValue")
 _JSONISH = st.text(alphabet='[]",: \\\t\n\x00\x01ab1u{}', max_size=12)

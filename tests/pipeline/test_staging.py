@@ -9,11 +9,15 @@ pool of worker processes (`staged_batches`) the same rows as one in-process batc
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from valuechain.contract.chain import StageDerivation
@@ -186,3 +190,38 @@ def test_trace_runs_bound_every_span_of_their_trace(stores: list[Database], stor
     rows = db.con.sql("SELECT trace_id, span_row FROM core.spans").fetchall()
     assert rows and {bytes(t) for t, _ in rows} == set(bounds)
     assert all(bounds[bytes(t)][0] <= row <= bounds[bytes(t)][1] for t, row in rows)
+
+
+@pytest.mark.parametrize("owner_rows", [[5, 3, 5, 0, 3, 5], [2**62, -1, 2**62, 0, -1, 7]])
+def test_ordered_attributes_is_the_stable_sort_by_three_keys(owner_rows: list[int]) -> None:
+    """The packed single-key sort (and, out of its range, the fallback) gives Arrow's stable
+    sort by (owner text, owner_row, ordinal), equal keys in row order."""
+    owner = pa.array(["span", "resource", "span", "span", "span", "resource"]).dictionary_encode()
+    table = pa.table(
+        {
+            "owner_type": owner,
+            "owner_row": owner_rows,
+            "ordinal": pa.array([1, 0, 1, 2, 0, 0], pa.uint32()),
+            "row": range(6),
+        }
+    )
+    keys = pa.table(
+        {
+            "owner": owner.cast(pa.string()),
+            "owner_row": table.column("owner_row"),
+            "ordinal": table.column("ordinal"),
+        }
+    )
+    expected = table.take(
+        pc.sort_indices(keys, sort_keys=[(n, "ascending") for n in keys.column_names])
+    )
+    assert ordered_attributes(table).equals(expected)
+
+
+def test_staging_workers_run_one_polars_thread() -> None:
+    """The fork server's first preload fixes the workers' polars pool at one thread (it must
+    come before anything that imports polars)."""
+    code = f"import {derive.THREADS}, {derive.STAGER}, polars; print(polars.thread_pool_size())"
+    env = {k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    assert out.stdout.strip() == b"1"

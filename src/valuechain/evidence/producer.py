@@ -6,31 +6,25 @@ never coerced — so that CONTRACT §2.1/§4/§7.4 verification and the derived-
 run on what the producer said. Rows 0–5 arrive as wide root columns; any other index as long
 rows. Evidence span ids that do not resolve to a span of the same trace are listed per row
 and reported (`W_EVIDENCE_SPAN_UNRESOLVED`); a chain that fails §2.1, or measurements that
-disagree with it, are reported (`W_CHAIN_INVALID`) and excluded, never repaired.
+disagree with it, are reported (`W_CHAIN_INVALID`) and excluded, never repaired (the
+check: `evidence.persisted`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-import orjson
 import polars as pl
 
 from valuechain.contract.issues import Code
-from valuechain.contract.measurements import check_persisted
 from valuechain.contract.vocab_rules import STAGES
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.persisted import evidence_json, verify_persisted
 
 SOURCE_PRODUCER = "producer"
 _KEYS = ["trial_index", "trial_id", "run_id"]
-_EVIDENCE = (
-    ("evidence.span_ids", "spanIds"),
-    ("evidence.prompt_indexes", "promptIndexes"),
-    ("evidence.predicate_reasons", "predicateReasons"),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,36 +82,6 @@ def _long_rows(
     return head.join(out, on="owner_row", how="inner").select(*head.columns, "idx", *dtypes)
 
 
-def _evidence_json(blank: bool = False) -> pl.Expr:
-    """`StageEvidenceRefs` JSON as sent: keys that were present, empty lists kept (Q17);
-    ``blank``: with every plain list of strings' strings emptied (`_blank_strings`)."""
-    pieces = [
-        pl.when(pl.col(column).is_not_null()).then(
-            pl.lit(f'"{wire}":') + (_blank_strings(pl.col(column)) if blank else pl.col(column))
-        )
-        for column, wire in _EVIDENCE
-    ]
-    body = pl.concat_str(pieces, separator=",", ignore_nulls=True)
-    return pl.when(body != "").then(pl.lit("{") + body + pl.lit("}"))
-
-
-# A JSON array of strings without escapes or control characters (span ids, predicate reasons).
-_WS = r"[ \t\n\r]*"
-_PLAIN_STRING = r'"[^"\\\x00-\x1f]*"' + _WS
-_PLAIN_STRINGS = rf"^{_WS}\[{_WS}(?:{_PLAIN_STRING}(?:,{_WS}{_PLAIN_STRING})*)?\]{_WS}$"
-
-
-def _blank_strings(text: pl.Expr) -> pl.Expr:
-    """A plain JSON array of strings with each string emptied (`["a","b"]` → `["",""]`);
-    any other text as it is. Emptying keeps the text valid JSON exactly when it was, and the
-    same types: what the §2.1 check reads of evidence (every value typed, none read)."""
-    return (
-        pl.when(text.str.contains(_PLAIN_STRINGS))
-        .then(text.str.replace_all(r'"[^"]*"', '""'))
-        .otherwise(text)
-    )
-
-
 def _stage_name() -> pl.Expr:
     return pl.col("idx").replace_strict(
         {i: s.value for i, s in enumerate(STAGES)}, default=None, return_dtype=pl.String
@@ -152,7 +116,7 @@ def producer_rows(
         pl.col("evidence.predicate_reasons")
         .str.json_decode(pl.List(pl.String))
         .alias("predicate_reasons"),
-        _evidence_json().alias("evidence"),
+        evidence_json().alias("evidence"),
     )
     chain = _unresolved(chain, trace_spans)
     _report_unresolved(chain, log)
@@ -182,7 +146,7 @@ def producer_rows(
         "latency_ms",
     )
     outcome = _outcome(roots, chain, measurements)
-    invalid, agree = _verify(raw_chain, measured, outcome, log)
+    invalid, agree = verify_persisted(raw_chain, measured, outcome, log)
     outcome = outcome.with_columns(
         pl.col("trial_index")
         .replace_strict(agree, default=None, return_dtype=pl.Boolean)
@@ -194,141 +158,6 @@ def producer_rows(
     whole = chain.filter(pl.col("stage").is_not_null() & pl.col("state").is_not_null())
     kept = measurements.filter(pl.col("stage").is_not_null() & pl.col("reach").is_not_null())
     return ProducerRows(whole, kept, outcome, invalid)
-
-
-def _verify(
-    chain: pl.DataFrame, measured: pl.DataFrame, outcome: pl.DataFrame, log: IssueLog
-) -> tuple[tuple[int, ...], dict[int, bool]]:
-    """Check each persisted chain, as sent, with the CONTRACT §2.1 persisted-shape validator
-    (six rows in stage order, known states and reasons, typed evidence, `firstFailedStage` the
-    first failed row's), then its measurements against it (§4, §7.4: six rows with a known
-    reach the row's state admits, latency only where §4 allows). Returns the trials whose
-    chain fails, and per checked trial whether its measurements agree.
-
-    Each failure is `W_CHAIN_INVALID`, one issue per kind naming the first trial and the
-    count; nothing is repaired. A failing chain integrity-excludes its trial
-    (`chainUnverified`; a row without a stage or state is not stored at all); measurements
-    that disagree exclude it from the producer's funnels (`measurementsInvalid`, through
-    `measurements_agree`: the producer's own verdict stays as sent). A chain without an
-    analyzer version is `check_chain_versions`' to report; measurements or a chain ahead of
-    this reader are version-excluded, never read (§7.3), so not checked."""
-    heads = outcome.filter(pl.col("analyzer_version").is_not_null()).select(
-        "trial_index",
-        "trial_id",
-        "run_id",
-        "first_failed_stage",
-        "failure_category",
-        "analyzer_version",
-        "measurements_schema_version",
-    )
-    rows = (
-        chain.sort("trial_index", "idx")
-        .group_by("trial_index", maintain_order=True)
-        .agg(
-            _encoded("name", "state", "reason", "evidence").alias("rows"),
-            _encoded("name", "state", "reason", _evidence_json(blank=True)).alias("rows_shape"),
-            pl.len().alias("row_count"),
-            pl.col("trace").first(),
-        )
-    )
-    sent = (
-        measured.sort("trial_index", "idx")
-        .group_by("trial_index", maintain_order=True)
-        .agg(
-            _encoded("idx", "reach", pl.col("latency_ms").cast(pl.String)).alias("measured"),
-            _encoded("idx", "reach", pl.col("latency_ms").is_not_null()).alias("measured_shape"),
-        )
-    )
-    joined = heads.join(rows, on="trial_index", how="inner", maintain_order="left").join(
-        sent, on="trial_index", how="left", maintain_order="left"
-    )
-    # Trials sent chains of one shape share one verdict: the first one's chain is checked.
-    # The shape is all the check reads: evidence lists of plain strings with the strings
-    # blanked (typed, never read) and each latency's presence (its value is not read); the
-    # properties in tests/evidence/test_producer_shape.py hold the check to that.
-    keys = ["first_failed_stage", "failure_category", "analyzer_version"]
-    keys += ["measurements_schema_version", "rows_shape", "measured_shape"]
-    verdicts: dict[tuple[object, ...], tuple[bool, list[str] | None]] = {}
-    for first, category, version, schema, *shape, chain_rows, m in (
-        joined.unique(subset=keys, keep="first", maintain_order=True)
-        .select(*keys, "rows", "measured")
-        .iter_rows()
-    ):
-        verdicts[first, category, version, schema, *shape] = check_persisted(
-            (_chain_row(r) for r in _decoded(chain_rows)),
-            (version, first, category),
-            None if m is None else (_measured_row(r) for r in _decoded(m)),
-            schema,
-        )
-    bad_chains: list[tuple[int, str, str, str, str]] = []
-    bad_measurements: list[tuple[int, str, str, str, str]] = []
-    agree: dict[int, bool] = {}
-    head = ["trial_index", "trial_id", "run_id", "trace", "row_count"]
-    for i, trial_id, run_id, trace, count, *key in joined.select(*head, *keys).iter_rows():
-        chain_ok, problems = verdicts[tuple(key)]
-        if not chain_ok:
-            bad_chains.append((i, trial_id, run_id, trace, f"{count} rows"))
-        elif problems is not None:
-            agree[i] = not problems
-            if problems:
-                bad_measurements.append((i, trial_id, run_id, trace, problems[0]))
-    _report_invalid(
-        bad_chains,
-        "the persisted chain of {n} fails the CONTRACT §2.1 shape check (first: trial {trial}, "
-        "{why}); integrity-excluded, kept as sent",
-        "mcp.app.stages",
-        log,
-    )
-    _report_invalid(
-        bad_measurements,
-        "the persisted measurements of {n} disagree with the persisted chain (CONTRACT §4; "
-        "first: trial {trial}: {why}); excluded from the producer's funnels as "
-        "integrity/measurementsInvalid, kept as sent",
-        "mcp.app.measurements",
-        log,
-    )
-    return tuple(b[0] for b in bad_chains), agree
-
-
-_SEPARATOR = "\n"  # between JSON-encoded rows: JSON text never holds a raw newline
-
-
-def _encoded(*fields: str | pl.Expr) -> pl.Expr:
-    """A trial's rows as one text: each row's fields as JSON, rows apart (for `_verify`)."""
-    return pl.struct(*fields).struct.json_encode().str.join(_SEPARATOR)
-
-
-def _decoded(rows: str) -> list[dict[str, Any]]:
-    return [orjson.loads(row) for row in rows.split(_SEPARATOR)]
-
-
-def _chain_row(row: dict[str, Any]) -> tuple[str | None, str | None, str | None, str | None]:
-    return row["name"], row["state"], row["reason"], row["evidence"]
-
-
-def _measured_row(row: dict[str, Any]) -> tuple[int, str | None, float | None]:
-    latency = row["latency_ms"]  # as text: NaN and infinities survive JSON
-    return row["idx"], row["reach"], None if latency is None else float(latency)
-
-
-def _report_invalid(
-    bad: list[tuple[int, str, str, str, str]], template: str, key: str, log: IssueLog
-) -> None:
-    if not bad:
-        return
-    _, trial_id, run_id, trace, why = bad[0]
-    n = f"{len(bad)} trial{'s' * (len(bad) != 1)}"
-    log.add(
-        EvidenceIssue(
-            Code.W_CHAIN_INVALID,
-            template.format(n=n, trial=trial_id, why=why),
-            trace_id=trace,
-            trial_id=trial_id,
-            run_id=run_id,
-            key=key,
-            occurrences=len(bad),
-        )
-    )
 
 
 def _unresolved(chain: pl.DataFrame, trace_spans: pl.DataFrame) -> pl.DataFrame:

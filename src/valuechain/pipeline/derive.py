@@ -77,6 +77,7 @@ WORKERS_ENV = "VALUECHAIN_DERIVE_WORKERS"
 # took ~30% less CPU, as the import's groups do (`store.writer.COMMIT_ROWS`).
 WRITE_ROWS = 400_000
 STAGER = "valuechain.pipeline.handoff"  # what a staging worker runs, preloaded by the fork server
+THREADS = "valuechain.pipeline.worker_threads"  # preloaded before it: one polars thread a worker
 
 
 def derive_workers() -> int:
@@ -251,8 +252,8 @@ def staged_batches(
     # (ignored if the server already runs). Each worker also runs the main script again, as
     # multiprocessing prepares a worker's `__main__`: with the module of the script's `main`
     # preloaded too (a console script's `from … import main`), that imports nothing more —
-    # it was ~1 CPU s per worker for the CLI.
-    context.set_forkserver_preload([STAGER, *_entry_module()])
+    # it was ~1 CPU s per worker for the CLI. `THREADS` comes first: it must precede polars.
+    context.set_forkserver_preload([THREADS, STAGER, *_entry_module()])
     # rows and staged tables cross as files the other side maps (`pipeline.handoff`); the
     # workers remove the folder if this process dies first
     folder = tempfile.TemporaryDirectory(prefix="valuechain-derive-")
