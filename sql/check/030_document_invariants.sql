@@ -120,15 +120,16 @@ WITH docs AS (
                  + coalesce(d.excludedTrials.integrity, 0) + coalesce(d.excludedTrials.version, 0)
                  <> d.totalTrials
                 THEN 'includedTrials + excludedTrials must equal totalTrials'
-            WHEN EXISTS (
-                SELECT 1 FROM (VALUES ('lifecycle'), ('integrity'), ('version')) AS c(cls)
-                WHERE coalesce(list_sum(list_transform(
-                          list_filter(map_entries(d.excludedTrialDetail),
-                                      lambda e: $detail_classes[list_position($details, e.key)] = c.cls),
-                          lambda e: e.value)), 0)
-                      <> coalesce(CASE c.cls WHEN 'lifecycle' THEN d.excludedTrials.lifecycle
-                                  WHEN 'integrity' THEN d.excludedTrials.integrity
-                                  ELSE d.excludedTrials.version END, 0))
+            -- per class, a list expression rather than EXISTS over a VALUES list: that
+            -- correlated subquery made DuckDB group the documents by their whole parsed value
+            WHEN list_bool_or(list_transform(['lifecycle', 'integrity', 'version'], lambda cls:
+                     coalesce(list_sum(list_transform(
+                         list_filter(map_entries(d.excludedTrialDetail),
+                                     lambda e: $detail_classes[list_position($details, e.key)] = cls),
+                         lambda e: e.value)), 0)
+                     <> coalesce(CASE cls WHEN 'lifecycle' THEN d.excludedTrials.lifecycle
+                                 WHEN 'integrity' THEN d.excludedTrials.integrity
+                                 ELSE d.excludedTrials.version END, 0)))
                 THEN 'excludedTrialDetail does not add up to excludedTrials'
             WHEN list_transform(d.setup, lambda u: list_position($phases, u.phase))
                  <> list_sort(list_distinct(list_transform(d.setup, lambda u: list_position($phases, u.phase))))
