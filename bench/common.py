@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from rich.console import Console
 from rich.table import Table
@@ -80,27 +81,66 @@ def _process_tree(pid: int) -> list[int]:
 
 
 def _rss_mb(pid: int) -> int:
+    return _proc_mb(f"/proc/{pid}/status", "VmRSS:")
+
+
+def _pss_mb(pid: int) -> int:
+    """The process's proportional share of its pages (Linux): a page shared by n processes
+    (the libraries a fork server's children map from it) counts 1/n in each, so a tree's PSS
+    sum is what it holds, where its RSS sum counts every shared page once per process."""
+    return _proc_mb(f"/proc/{pid}/smaps_rollup", "Pss:")
+
+
+def _proc_mb(path: str, field: str) -> int:
     try:
-        with open(f"/proc/{pid}/status") as handle:
+        with open(path) as handle:
             for line in handle:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field):
                     return int(line.split()[1]) // 1024
     except OSError:
         pass
     return 0
 
 
-def peak_tree_rss(command: list[str], every: float = 0.1) -> tuple[int, int, float]:
-    """Run ``command``; (peak summed RSS of its whole process tree in MB, peak of the command's
-    own process, seconds). Sampled from /proc every ``every`` seconds (Linux only): a worker's
-    RSS counts as long as it lives, so the sum is what the machine had to hold at once."""
+def _cpu_s(pid: int) -> float:
+    """utime + stime of one live process (Linux /proc), in seconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class TreeUsage(NamedTuple):
+    """What a command's whole process tree used: peaks in MB, times in seconds."""
+
+    peak_pss: int  # summed proportional set sizes: what the tree held at once
+    peak_rss: int  # summed RSS: every page shared by n processes counted n times
+    peak_main: int  # RSS of the command's own process
+    wall: float
+    cpu: float  # user + system, whole tree
+    main_cpu: float
+
+
+def tree_usage(command: list[str], every: float = 0.1) -> TreeUsage:
+    """Run ``command`` and sample its process tree every ``every`` seconds (Linux /proc). The
+    workers are the forkserver's children, never reaped by us, so their CPU is sampled too:
+    the last figure seen per process, summed (a process's final tenth of a second may be
+    missed)."""
     start = time.perf_counter()
+    seen: dict[int, float] = {}
     with subprocess.Popen(command, stdout=subprocess.DEVNULL) as process:
-        peak = peak_main = 0
+        pss = rss = main = 0
         while process.poll() is None:
-            peak = max(peak, sum(_rss_mb(p) for p in _process_tree(process.pid)))
-            peak_main = max(peak_main, _rss_mb(process.pid))
+            tree = _process_tree(process.pid)
+            pss = max(pss, sum(_pss_mb(p) for p in tree))
+            rss = max(rss, sum(_rss_mb(p) for p in tree))
+            main = max(main, _rss_mb(process.pid))
+            for pid in tree:
+                seen[pid] = max(seen.get(pid, 0.0), _cpu_s(pid))
             time.sleep(every)
         if process.returncode != 0:
             raise subprocess.CalledProcessError(process.returncode, command)
-    return peak, peak_main, time.perf_counter() - start
+    wall = time.perf_counter() - start
+    return TreeUsage(pss, rss, main, wall, sum(seen.values()), seen.get(process.pid, 0.0))

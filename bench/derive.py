@@ -6,8 +6,9 @@ SQL), so the import does not dominate the setup. Over each store we time:
 - ``import``           the import (decode + commit, no derivation) of the 10k-trial export the
                        store was copied from, in trials/s — the import is linear in its export
 - ``derive (step)``    ``valuechain derive`` over the whole store, as a process: load rows,
-                       evidence, analyzer, write the tables, materialize; its peak RSS (the
-                       whole process tree, workers included) is printed beside it
+                       evidence, analyzer, write the tables, materialize; its peak memory (the
+                       whole process tree, workers included, as PSS: shared pages once; and
+                       the RSS sum, which counts them once per process) is printed beside it
 - ``evidence``         the evidence adapter alone over one default batch of stored rows
 - ``analyzer``         the pure analyzer alone over that batch's inputs (one core)
 and print trials/s with R_derive = derive ÷ import (bar ≥ 5, goal 10), derive ÷ analyzer
@@ -19,13 +20,11 @@ shared, so wall time says as much about the neighbours as about the code), with 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from bench.common import _process_tree, _rss_mb, console
+from bench.common import console, tree_usage
 from bench.ingest_cpu import Measured, load_average, table
 from bench.ingest_cpu import measure as measured
 from bench.stores import BASE_TRIALS, base_export, build_evidence_store
@@ -74,39 +73,6 @@ def parts(db: Database) -> tuple[Measured, Measured]:
     )
 
 
-def _cpu_s(pid: int) -> float:
-    """utime + stime of one live process (Linux /proc), in seconds."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def tree_usage(command: list[str], every: float = 0.1) -> tuple[int, int, float, float, float]:
-    """Run ``command``; (peak summed RSS of its process tree MB, peak of the command's own
-    process MB, wall s, CPU s of the whole tree, CPU s of the command's own process). The
-    workers are the forkserver's children, never reaped by us, so their CPU is sampled from
-    /proc: the last figure seen per process, summed (a process's final tenth of a second may
-    be missed)."""
-    start = time.perf_counter()
-    seen: dict[int, float] = {}
-    with subprocess.Popen(command, stdout=subprocess.DEVNULL) as process:
-        peak = peak_main = 0
-        while process.poll() is None:
-            tree = _process_tree(process.pid)
-            peak = max(peak, sum(_rss_mb(p) for p in tree))
-            peak_main = max(peak_main, _rss_mb(process.pid))
-            for pid in tree:
-                seen[pid] = max(seen.get(pid, 0.0), _cpu_s(pid))
-            time.sleep(every)
-        if process.returncode != 0:
-            raise subprocess.CalledProcessError(process.returncode, command)
-    wall = time.perf_counter() - start
-    return peak, peak_main, wall, sum(seen.values()), seen.get(process.pid, 0.0)
-
-
 def measure(trials: int, folder: Path, imported: Measured) -> list[Measured]:
     path = folder / f"derive-{trials}.duckdb"
     with build_evidence_store(path, trials) as db:
@@ -114,11 +80,13 @@ def measure(trials: int, folder: Path, imported: Measured) -> list[Measured]:
         evidence, analyzer = parts(db)
     cli = Path(sys.executable).with_name("valuechain")  # the installed entry point
     command = [str(cli), "--store", str(path), "derive"]
-    peak, main, step_s, cpu_s, main_cpu = tree_usage(command)
+    used = tree_usage(command)
+    step_s, cpu_s = used.wall, used.cpu
     console.print(
-        f"{n:,} trials: derive peak RSS {peak:,} MB (whole tree; main process {main:,} MB); "
-        f"{step_s:.1f} s wall, {cpu_s:.1f} s CPU (whole tree; main process {main_cpu:.1f} s); "
-        f"load average {load_average():.1f}"
+        f"{n:,} trials: derive peak memory {used.peak_pss:,} MB PSS for the whole tree (bar "
+        f"< 1,500 at 1M; RSS summed {used.peak_rss:,}, main process {used.peak_main:,} MB RSS); "
+        f"{step_s:.1f} s wall, {cpu_s:.1f} s CPU (whole tree; main process {used.main_cpu:.1f} "
+        f"s); load average {load_average():.1f}"
     )
     step = Measured(
         f"derive (step) @ {n:,}", step_s, n / 1e6, n, "trials", cpu=cpu_s, load=load_average()

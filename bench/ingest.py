@@ -34,7 +34,7 @@ from pathlib import Path
 import duckdb
 import orjson
 
-from bench.common import OUT, console, machine, peak_tree_rss
+from bench.common import OUT, console, machine, tree_usage
 from bench.ingest_cpu import Measured, load_average, measure, table
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.pipeline.imports import ImportOptions, import_paths
@@ -222,10 +222,11 @@ def run_memory(size_mb: int = 2048, cli_only: bool = False) -> None:
     for name, command in cases.items():
         for stale in (store, store.with_name(store.name + ".wal")):
             stale.unlink(missing_ok=True)
-        tree, own, seconds = peak_tree_rss(command)
+        used = tree_usage(command)
         console.print(
-            f"peak RSS importing {path.name} ({size:.0f} MB NDJSON), {name}: {tree} MB for the "
-            f"whole process tree (main process {own} MB); {size / seconds:.1f} MB/s; load average "
+            f"peak memory importing {path.name} ({size:.0f} MB NDJSON), {name}: "
+            f"{used.peak_pss} MB PSS for the whole process tree (RSS summed {used.peak_rss} MB, "
+            f"main process {used.peak_main} MB); {size / used.wall:.1f} MB/s; load average "
             f"{load_average():.1f} — {machine()}"
         )
     for stale in (store, store.with_name(store.name + ".wal")):

@@ -4,8 +4,9 @@
 -- the documents passed the generated JSON Schema, so every field has its type and every
 -- required key is present. Returns the documents that break a rule and the first rule each
 -- breaks; the caller re-validates those with the model, which raises the named error.
--- Grain: one row per failing doc_id. Reads: a_documents.
--- Params: $stages, $reasons, $categories, $details, $detail_classes, $phases,
+-- Grain: one row per failing doc_id. Reads: a_documents, the doc_ids from $first_doc to
+-- $last_doc (the parsed documents do not spill: checked in slices, memory stays bounded).
+-- Params: $first_doc, $last_doc, $stages, $reasons, $categories, $details, $detail_classes, $phases,
 --         $max_intent_slices, $max_model_slices, $max_host_slices.
 WITH docs AS (
     SELECT doc_id, json_transform(document, '{
@@ -40,6 +41,7 @@ WITH docs AS (
         }]
     }') AS d
     FROM a_documents
+    WHERE doc_id BETWEEN $first_doc AND $last_doc
 ), slices AS (
     SELECT doc_id, d.includedTrials AS doc_included, unnest(d.slices) AS s FROM docs
 ), tallies AS (

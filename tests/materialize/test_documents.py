@@ -323,6 +323,19 @@ def test_the_bulk_check_refuses_with_the_models_error(path: str, value: Any, mes
         StageAnalyticsV1.model_validate(edit(path, value))
 
 
+@pytest.mark.parametrize("per_statement", [1, 2, 1000])
+def test_the_invariants_are_checked_over_every_slice_of_documents(
+    per_statement: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The set-based rules run a slice of documents at a time: a document refused in the
+    last slice is refused as in the first."""
+    monkeypatch.setattr(validation, "CHECK_DOCUMENTS", per_statement)
+    assert bulk_validate(document(), document(), document()) == 3
+    broken = edit("slices.0.excludedTrials", {"integrity": 1})
+    with pytest.raises(ValidationError, match="excludedTrials differs"):
+        bulk_validate(document(), document(), broken)
+
+
 def test_json_schema_is_generated_from_the_model() -> None:
     schema = stage_analytics_json_schema()
     assert schema["$id"] == STAGE_ANALYTICS_SCHEMA_ID
