@@ -161,8 +161,10 @@ def test_worker_pool_stages_the_same_rows_as_one_batch(stores: list[Database]) -
         assert _sorted(merged.select(columns)).equals(_sorted(table.select(columns))), name
 
 
-def test_ordered_attributes_sorts_owner_text_not_dictionary_codes() -> None:
-    owner = pa.array(["span", "resource", "span"]).dictionary_encode()
+@pytest.mark.parametrize("encoded", [True, False])
+def test_ordered_attributes_sorts_owner_text_not_dictionary_codes(encoded: bool) -> None:
+    owner = pa.array(["span", "resource", "span"])  # plain text: the scale-out path's rows
+    owner = owner.dictionary_encode() if encoded else owner
     table = pa.table({"owner_type": owner, "owner_row": [1, 9, 0], "ordinal": [0, 0, 0]})
     assert ordered_attributes(table).column("owner_row").to_pylist() == [9, 0, 1]
 

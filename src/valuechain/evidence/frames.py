@@ -168,10 +168,13 @@ def ordered_attributes(attributes: pa.Table) -> pa.Table:
 
 def _packed_key(keys: pa.Table) -> pl.Expr | None:
     """One int64 per row that sorts as the rows' (owner, owner_row, ordinal) do, or None when
-    a key is null or negative or the product of their ranges exceeds int64."""
+    a key is not an integer (a plain text owner: the scale-out path's rows), null or negative,
+    or the product of their ranges exceeds int64."""
     packed, span = pl.lit(0, pl.Int64), 1
     for name in keys.column_names:
         column = keys.column(name)
+        if not pa.types.is_integer(column.type):
+            return None
         low, high = pc.min_max(column).values()
         if column.null_count or low.as_py() is None or low.as_py() < 0:
             return None
