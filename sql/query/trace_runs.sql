@@ -2,7 +2,7 @@
 -- the trial root's mcp.app.run.id, or the import source for traces without the contract
 -- (TRACE-FORMAT §3.8: one run per source); and the first and last span_row of its spans, so a
 -- batch's reads can skip the rest of the store by row range (trace ids are random: a filter on
--- them alone reads every span's id, for every batch). Ordered by run, runs by where they are stored.
+-- them alone reads every span's id, for every batch).
 -- Grain: one row per trace_id. Reads: core.spans, core.attributes.
 WITH run_of AS (
     SELECT s.trace_id, min(a.string_value) AS run_id
@@ -20,7 +20,4 @@ SELECT t.trace_id, coalesce(r.run_id, 'source:' || t.source_id) AS run_key, t.fi
     t.last_span_row
 FROM traces t
 LEFT JOIN run_of r USING (trace_id)
--- runs in the order they were stored (their first span row), so the runs a batch packs
--- together lie side by side and its row range stays narrow (by run_key, small runs imported
--- far apart shared a batch, and its reads spanned the store between them)
-ORDER BY min(t.first_span_row) OVER (PARTITION BY run_key), run_key, t.trace_id;
+ORDER BY run_key, t.trace_id;
