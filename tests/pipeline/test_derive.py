@@ -171,6 +171,8 @@ def test_a_batch_spans_the_rows_of_its_traces_and_keeps_runs_whole() -> None:
         TraceBatch([b"b1"], (20, 29)),
     ]
     assert run_batches(rows, 3) == [TraceBatch([b"a1", b"a2", b"b1"], (0, 49))]
+    chunked = pa.concat_tables([rows.slice(0, 2), rows.slice(2)])  # a run across two chunks
+    assert run_batches(chunked, 2) == run_batches(rows, 2)
 
 
 # Scenarios whose evidence touches a §7.2 difference (see valuechain.synth.CATALOGUE).
