@@ -55,7 +55,7 @@ def parts(db: Database) -> tuple[Measured, Measured]:
     """The evidence adapter and the analyzer alone over the store's first default batch."""
     traces, span_rows = run_batches(db.trace_runs(), DEFAULT_BATCH_TRACES)[0]
     spans, attributes = db.trial_rows(traces, span_rows)
-    sources = db.trial_sources(traces, span_rows)
+    sources = db.trial_sources(spans)
     n = len(traces)
     found = []
 

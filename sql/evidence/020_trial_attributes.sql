@@ -5,10 +5,11 @@
 -- (§5.2 W_DUPLICATE_ATTRIBUTE_KEY; `evidence.frames.ordered_attributes`), in the worker
 -- process that stages the batch rather than in the one that holds the store.
 -- Span and resource owners are joined separately, so the span join's row range prunes the
--- attribute row groups of other traces (a batch reads its own rows, whatever the store size).
+-- attribute row groups of other traces (a batch reads its own rows, whatever the store size);
+-- resource attributes come from their copy ordered by resource (000_resource_attributes.sql).
 -- Low-cardinality text leaves as dictionaries (ENUM), cheaper to hand over than strings.
 -- Grain: one row per (owner_type, owner_row, ordinal) of those owners.
--- Reads: core.spans, core.attributes, core.large_values. Params: $trace_ids (hex list);
+-- Reads: core.spans, core.attributes, evidence_resource_attributes, core.large_values. Params: $trace_ids (hex list);
 -- $first_row, $last_row: the span rows they lie within (as in 010_trial_spans.sql).
 WITH wanted AS (
     SELECT span_row, resource_row
@@ -23,9 +24,8 @@ owned AS (
     WHERE a.owner_type = 'span'
     UNION ALL
     SELECT a.*
-    FROM core.attributes a
+    FROM temp.evidence_resource_attributes a
     JOIN (SELECT DISTINCT resource_row FROM wanted) r ON a.owner_row = r.resource_row
-    WHERE a.owner_type = 'resource'
 )
 SELECT
     CAST(a.owner_type AS ENUM('resource', 'span')) AS owner_type,

@@ -265,7 +265,7 @@ def test_a_trace_split_over_two_imports_is_read_whole(shared: Path, tmp_path: Pa
         rows, attributes = db.trial_rows([bytes.fromhex(FIRST_TRACE)])
         assert rows.num_rows == len(spans)
         assert set(attributes.column("owner_type").to_pylist()) == {"span", "resource"}
-        assert sorted(db.trial_sources([FIRST_TRACE])) == [1, 2]
+        assert sorted(db.trial_sources(rows)) == [1, 2]
         stored = load_trials(db, [FIRST_TRACE.upper()])
         assert load_trials(db, ["ff" * 16]).trials.num_rows == 0
     assert stored.inputs == whole.inputs

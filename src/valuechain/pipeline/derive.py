@@ -220,7 +220,7 @@ def batch_rows(db: Database, batch: TraceBatch) -> BatchRows:
     """The stored rows of one batch of traces, as Arrow (three queries, not one per trial)."""
     traces, span_rows = batch
     spans, attributes = db.trial_rows(traces, span_rows)
-    return BatchRows(traces, spans, attributes, db.trial_sources(traces, span_rows))
+    return BatchRows(traces, spans, attributes, db.trial_sources(spans))
 
 
 def stage_batch(db: Database, batch: TraceBatch, analyzer: int) -> StagedBatch:
@@ -240,7 +240,13 @@ def staged_batches(
     this process reads the next batches' rows and the caller writes the finished ones; at
     most ``workers + 1`` batches are in flight, so memory stays bounded.
     """
-    count = derive_workers() if workers is None else workers
+    with db.evidence_reads():  # the batches share one copy of the resource attributes
+        yield from _staged(db, batches, analyzer, derive_workers() if workers is None else workers)
+
+
+def _staged(
+    db: Database, batches: Sequence[TraceBatch], analyzer: int, count: int
+) -> Iterator[StagedBatch]:
     if count < 1 or len(batches) <= 1:
         for batch in batches:
             yield stage_batch(db, batch, analyzer)
@@ -321,6 +327,4 @@ def _derive_batch(
 def load_trials(db: Database, trace_ids: Sequence[str | bytes]) -> TrialEvidence:
     """The evidence adapter over the stored rows of the given traces."""
     spans, attributes = db.trial_rows(trace_ids)
-    return build_trials(
-        spans, ordered_attributes(attributes), source_runs=db.trial_sources(trace_ids)
-    )
+    return build_trials(spans, ordered_attributes(attributes), source_runs=db.trial_sources(spans))

@@ -25,6 +25,7 @@ from valuechain._version import __version__
 from valuechain.errors import StoreError
 from valuechain.store import migrate, sqlfiles
 from valuechain.store.consistency import check_ledger
+from valuechain.store.evidence_reads import EvidenceReads
 from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
@@ -41,16 +42,12 @@ DEFAULT_MEMORY_LIMIT = "512MB"
 MEMORY_LIMIT_ENV = "VALUECHAIN_MEMORY_LIMIT"
 
 
-SpanRows = tuple[int, int]  # the first and last span_row of some traces' spans
-EVERY_ROW: SpanRows = (0, 2**63 - 1)
-
-
 def default_store_path() -> Path:
     """``$VALUECHAIN_STORE`` if set, else ``./valuechain.duckdb``."""
     return Path(os.environ.get(STORE_ENV) or DEFAULT_STORE)
 
 
-class Database:
+class Database(EvidenceReads):
     """The valuechain store's DuckDB file (or ``:memory:``): schema, ledger, atomic commits."""
 
     def __init__(
@@ -227,50 +224,6 @@ class Database:
         names = [d[0] for d in cursor.description]
         return dict(zip(names, (int(v) for v in row), strict=True))
 
-    def trace_runs(self) -> pa.Table:
-        """Every trace (``trace_id``) with the key of its run (``run_key``) and the first and
-        last span_row of its spans, ordered by run (``sql/query/trace_runs.sql``). Arrow, not
-        tuples: a million traces are ~60 MB so, and several hundred as Python objects."""
-        table: pa.Table = self.con.sql(
-            sqlfiles.statement("query/trace_runs.sql").text
-        ).to_arrow_table()
-        return table
-
-    def trial_rows(
-        self, trace_ids: Iterable[str | bytes], span_rows: SpanRows = EVERY_ROW
-    ) -> tuple[pa.Table, pa.Table]:
-        """(spans, attributes) of the given traces, in the shapes the evidence adapter takes
-        (``sql/evidence``); every file and import a trace arrived in is read, so its trials
-        are rebuilt whole; the attribute rows come unordered (``evidence.frames.
-        ordered_attributes`` puts them in the adapter's order). Ids are hex strings or 16 raw
-        bytes each; ``span_rows`` (first, last), when known (`trace_runs`), must hold every
-        span of them: the reads skip the store's other row groups."""
-        ids = _hex_ids(trace_ids)
-        return (
-            self._arrow(_TRIAL_SPANS, ids, span_rows),
-            self._arrow(_TRIAL_ATTRIBUTES, ids, span_rows),
-        )
-
-    def trial_sources(
-        self, trace_ids: Iterable[str | bytes], span_rows: SpanRows = EVERY_ROW
-    ) -> dict[int, str]:
-        """source_id → sha256 (hex) of every source holding spans of the traces (§3.8)."""
-        table = self._arrow(_TRIAL_SOURCES, _hex_ids(trace_ids), span_rows)
-        return dict(
-            zip(
-                table.column("source_id").to_pylist(),
-                table.column("sha256").to_pylist(),
-                strict=True,
-            )
-        )
-
-    def _arrow(self, name: str, trace_ids: list[str], span_rows: SpanRows) -> pa.Table:
-        sql = sqlfiles.statement(name)
-        first, last = span_rows
-        params = {"trace_ids": trace_ids, "first_row": first, "last_row": last}
-        table: pa.Table = self.con.sql(sql.text, params=sql.bind(params)).to_arrow_table()
-        return table
-
     def replace_trials(
         self,
         touched: pa.Table,
@@ -384,10 +337,3 @@ _PENDING_SUMMARY = "query/pending_summary.sql"
 _PENDING_GROUPS = "query/pending_derivations.sql"
 _PENDING_CLEAR = "ingest/600_delete_pending_derivations.sql"
 _FIRST_PRUNE = "recompute/200_"
-_TRIAL_SPANS = "evidence/010_trial_spans.sql"
-_TRIAL_ATTRIBUTES = "evidence/020_trial_attributes.sql"
-_TRIAL_SOURCES = "evidence/030_trial_sources.sql"
-
-
-def _hex_ids(trace_ids: Iterable[str | bytes]) -> list[str]:
-    return sorted({t.hex() if isinstance(t, bytes) else t.lower() for t in trace_ids})
