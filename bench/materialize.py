@@ -16,6 +16,10 @@ Cases:
                              Schema natively, the cross-field rules in one set-based statement)
 - ``one run @ N``            re-materializing one run (median of several) in a store of N
                              trials — must not grow with the store (compare 100k vs 1M)
+
+Then the phases of one full materialization of the large store, and what its documents weigh:
+their bytes of JSON and the time to parse each once with orjson on one core, a floor under
+validating every document, set beside what the bar (R_mat ≤ 20) leaves for all of the work.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import orjson
 
 from bench.common import Timing, console, report, timed
 from bench.stores import built
@@ -250,9 +256,29 @@ def _phases(db: Database) -> dict[str, tuple[float, float]]:
         )
         tick(phase, lambda sql=sql: db.con.execute(sql.text, sql.bind(params)))
     tick("decision summaries (verdict)", lambda: write_decision_summaries(db.con, None))
+    DOCUMENTS.update(_documents_parsed(db))
     db.con.commit()
     drop_temp_tables(db.con)
     return spent
+
+
+def _documents_parsed(db: Database) -> dict[str, float]:
+    """How many bytes of JSON the documents of ``a_documents`` are, and what parsing each of
+    them once with orjson on one core takes: a floor under any validation of every document."""
+    cursor = db.con.execute("SELECT document FROM a_documents")
+    count = size = 0
+    seconds = 0.0
+    while batch := cursor.fetchmany(256):
+        start = time.perf_counter()
+        for (document,) in batch:
+            orjson.loads(document)
+        seconds += time.perf_counter() - start
+        count += len(batch)
+        size += sum(len(document) for (document,) in batch)
+    return {"documents": count, "megabytes": size / 1e6, "parse_seconds": seconds}
+
+
+DOCUMENTS: dict[str, float] = {}  # the large store's documents (`_documents_parsed`)
 
 
 def _runs_sample(db: Database, k: int) -> list[str]:
@@ -313,6 +339,14 @@ def run(size_mb: int) -> None:
     console.print(f"materialize+validate {SMALL:,} -> {LARGE:,}: {scale:.2f}x linear (bar <= 1.2)")
     for phase, (seconds, cpu) in phases.items():
         console.print(f"  {phase}: {seconds:.2f} s wall, {cpu:.2f} s CPU")
+    base = timings[3].seconds  # the GROUP BY over the large store
+    console.print(
+        f"  the documents of {LARGE:,} trials: {DOCUMENTS['documents']:,.0f}, "
+        f"{DOCUMENTS['megabytes']:.1f} MB of JSON; parsing each once with orjson on one core "
+        f"takes {DOCUMENTS['parse_seconds']:.2f} s = {DOCUMENTS['parse_seconds'] / base:.1f}x "
+        f"the GROUP BY, of the {20 * base:.2f} s that R_mat <= 20 leaves for building, "
+        "validating and writing them all"
+    )
     console.print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end")
     console.print(
         f"one run (median of {SINGLE_RUN_SAMPLES}): {single[SMALL] * 1e3:.0f} ms @ "
