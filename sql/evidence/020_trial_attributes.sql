@@ -9,8 +9,9 @@
 -- resource attributes come from their copy ordered by resource (000_resource_attributes.sql).
 -- Low-cardinality text leaves as dictionaries (ENUM), cheaper to hand over than strings.
 -- Grain: one row per (owner_type, owner_row, ordinal) of those owners.
--- Reads: core.spans, core.attributes, evidence_resource_attributes, core.large_values. Params: $trace_ids (hex list);
--- $first_row, $last_row: the span rows they lie within (as in 010_trial_spans.sql).
+-- Reads: core.spans, core.attributes, evidence_resource_attributes, core.large_values.
+-- Params: $trace_ids (hex list); $first_row, $last_row: the span rows they lie within (as in
+-- 010_trial_spans.sql).
 WITH wanted AS (
     SELECT span_row, resource_row
     FROM core.spans
