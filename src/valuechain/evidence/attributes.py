@@ -30,6 +30,7 @@ from valuechain.evidence.classify import (
     encode,
     gather,
     lookup,
+    per_value,
     row_kind,
 )
 from valuechain.evidence.contract_keys import OwnerClass
@@ -64,18 +65,15 @@ def read_attributes(attributes: Frame, spans: pl.DataFrame) -> Attributes:
     """Read the attribute rows of `spans` (normalised) and their resources."""
     table = attributes.to_arrow() if isinstance(attributes, pl.DataFrame) else attributes
     owner_type = table.column("owner_type")
-    if pa.types.is_dictionary(owner_type.type):
-        owner_type = owner_type.cast(pa.string())
-    is_span = pc.equal(owner_type, "span")
-    is_resource = pc.equal(owner_type, "resource")
+    is_span = per_value(owner_type, lambda t: pc.equal(t, "span"))
+    is_resource = per_value(owner_type, lambda t: pc.equal(t, "resource"))
     key_indices, keys = encode(table.column("key"))
     classes = [classify_key(k or "") for k in keys]
-    value_type = table.column("value_type")
-    if pa.types.is_dictionary(value_type.type):
-        value_type = value_type.cast(pa.string())
-    vt = pc.fill_null(pc.index_in(value_type, value_set=pa.array(VALUE_TYPES)), VT_OTHER).cast(
-        pa.int8()
-    )
+    value_types = pa.array(VALUE_TYPES)
+    vt = pc.fill_null(
+        per_value(table.column("value_type"), lambda t: pc.index_in(t, value_set=value_types)),
+        VT_OTHER,
+    ).cast(pa.int8())
     kinds = [KIND_CODE[row_kind(k or "", c)] for k, c in zip(keys, classes, strict=True)]
 
     def per_row(values: Sequence[object], dtype: pa.DataType) -> pa.Array:
