@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from valuechain.pipeline import follow as following
 from valuechain.pipeline.follow import Follower
 from valuechain.pipeline.imports import DecodePool, ImportOptions, import_paths
 from valuechain.store import Database
@@ -138,6 +139,40 @@ def test_a_rotated_file_continues_from_the_live_files_offset(lines: Path, tmp_pa
         ]
         assert sources[0].path.endswith(f"#{len(b''.join(data[:3]))}-{len(b''.join(data[:5]))}")
         assert held(db) == expected(lines, tmp_path)
+
+
+def test_a_live_file_rotated_while_read_is_read_again_under_its_new_name(
+    lines: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "collector"
+    out.mkdir()
+    data = lines.read_bytes().splitlines(keepends=True)
+    live = out / "traces.json"
+    live.write_bytes(b"".join(data[:3]))
+    rotated = out / "traces-2026-01-01T00-00-00.000.json"
+    half = len(data[-1]) // 2
+    real = following.import_file
+
+    def rotating(db: Database, path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path == live and not rotated.exists():  # the collector rotates as the read starts
+            live.rename(rotated)
+            live.write_bytes(b"".join(data[3:-1]) + data[-1][:half])
+        return real(db, path, *args, **kwargs)
+
+    monkeypatch.setattr(following, "import_file", rotating)
+    with Database(tmp_path / "s.duckdb") as db:
+        follower = Follower(db, out, OPTIONS)
+        assert follower.round().sources == []  # what was read may be the next file's: dropped
+        assert db.con.execute("SELECT count(*) FROM core.sources").fetchall() == [(0,)]
+        sources = follower.round().sources
+        assert [Path(s.path.partition("#")[0]).name for s in sources] == [rotated.name, live.name]
+        assert sources[0].path.endswith(f"#0-{len(b''.join(data[:3]))}")
+        with live.open("ab") as handle:
+            handle.write(data[-1][half:])
+        sources += follower.round().sources
+        assert all(s.outcome == "imported" for s in sources), [s.error for s in sources]
+        assert held(db) == expected(lines, tmp_path)
+        assert not ledger_mismatches(db.con)
 
 
 def test_ctrl_c_stops_the_follow_command_cleanly(lines: Path, tmp_path: Path) -> None:

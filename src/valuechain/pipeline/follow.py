@@ -14,12 +14,15 @@ once rotated.
 How far each file was read is recorded in ``core.follow_files`` in the transaction that
 commits those bytes, so a restart (or a crash) resumes exactly there. A file is recognised by
 its first record, not its name: the collector renames the live file when it rotates, and the
-renamed file carries on from the offset the live one had reached.
+renamed file carries on from the offset the live one had reached. A live file rotated while
+its new records were being read is left for the next round (the path may by then name the
+next live file, whose bytes were read instead): nothing of it is kept or recorded.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,7 +97,8 @@ class Follower:
         self, path: Path, import_id: int, pool: DecodePool | None, done: FollowRound
     ) -> SourceResult | None:
         try:
-            size = path.stat().st_size
+            seen = path.stat()
+            size = seen.st_size
             head, kind = _head(path, size)
         except FileNotFoundError:  # rotated away or removed between listing and reading
             return None
@@ -118,19 +122,26 @@ class Follower:
         name = f"{path}#{byte_range[0]}-{byte_range[1]}"
 
         def then(con: duckdb.DuckDBPyConnection) -> None:
+            if not _same_file(path, seen):
+                raise _ReplacedError  # the bytes read may be another file's: undo them
             self._record(head, path, end, final, con)
 
-        result = import_file(
-            self.db,
-            path,
-            import_id,
-            self.options,
-            pool,
-            byte_range=byte_range,
-            name=name,
-            then=then,
-        )
+        try:
+            result = import_file(
+                self.db,
+                path,
+                import_id,
+                self.options,
+                pool,
+                byte_range=byte_range,
+                name=name,
+                then=then,
+            )
+        except _ReplacedError:
+            return None
         if result.outcome in ("unchanged", "rejected"):  # nothing committed: record it apart
+            if not _same_file(path, seen):  # the refusal may be of the next file's bytes
+                return None
             self._record(head, path, end, final, None)
         state.offset, state.final = end, final
         return result
@@ -177,6 +188,21 @@ def follow(
                 on_round(result)
             if stop(interval):
                 return rounds
+
+
+class _ReplacedError(Exception):
+    """The live file was rotated while its new records were read: the path now names the
+    collector's next live file, so what was read may be that file's bytes. The round leaves
+    the file; the next one reads the same range from the renamed file."""
+
+
+def _same_file(path: Path, seen: os.stat_result) -> bool:
+    """Whether ``path`` still names the file ``seen`` was taken of."""
+    try:
+        now = path.stat()
+    except FileNotFoundError:
+        return False
+    return (now.st_dev, now.st_ino) == (seen.st_dev, seen.st_ino)
 
 
 def _head(path: Path, size: int) -> tuple[str | None, str]:
