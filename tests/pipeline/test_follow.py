@@ -175,6 +175,31 @@ def test_a_live_file_rotated_while_read_is_read_again_under_its_new_name(
         assert not ledger_mismatches(db.con)
 
 
+def test_a_rotated_file_deleted_once_read_keeps_what_was_read(
+    lines: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "collector"
+    out.mkdir()
+    rotated = out / "traces-2026-01-01T00-00-00.000.json"
+    rotated.write_bytes(lines.read_bytes())
+    real = following.import_file
+
+    def deleting(db: Database, path: Path, *args: Any, **kwargs: Any) -> Any:
+        record = kwargs["then"]
+
+        def then(con: Any) -> None:  # the collector's retention removes it as it commits
+            path.unlink()
+            record(con)
+
+        return real(db, path, *args, **{**kwargs, "then": then})
+
+    monkeypatch.setattr(following, "import_file", deleting)
+    with Database(tmp_path / "s.duckdb") as db:
+        sources = Follower(db, out, OPTIONS).round().sources
+        assert [s.outcome for s in sources] == ["imported"]
+        assert held(db) == expected(lines, tmp_path)
+
+
 def test_ctrl_c_stops_the_follow_command_cleanly(lines: Path, tmp_path: Path) -> None:
     out = tmp_path / "collector"
     out.mkdir()

@@ -121,8 +121,13 @@ class Follower:
         final = bool(rotated)
         name = f"{path}#{byte_range[0]}-{byte_range[1]}"
 
+        def replaced() -> bool:
+            # only the live file's path is reused (by the collector's next live file); a
+            # rotated file's is not, and one deleted after it was read keeps what was read
+            return not rotated and not _same_file(path, seen)
+
         def then(con: duckdb.DuckDBPyConnection) -> None:
-            if not _same_file(path, seen):
+            if replaced():
                 raise _ReplacedError  # the bytes read may be another file's: undo them
             self._record(head, path, end, final, con)
 
@@ -140,7 +145,7 @@ class Follower:
         except _ReplacedError:
             return None
         if result.outcome in ("unchanged", "rejected"):  # nothing committed: record it apart
-            if not _same_file(path, seen):  # the refusal may be of the next file's bytes
+            if replaced():  # the refusal may be of the next file's bytes
                 return None
             self._record(head, path, end, final, None)
         state.offset, state.final = end, final
