@@ -30,3 +30,9 @@ def test_sql_files_state_grain_reads_and_bind_their_params() -> None:
         assert any("Reads:" in line for line in header), sql.name
         body = "\n".join(line.split("--")[0] for line in sql.text.splitlines())
         assert ";" not in body  # one statement per file
+
+
+def test_the_run_lists_bind_their_params() -> None:
+    """Which traces make which runs: every trace, or the runs of a few (`trace_runs`)."""
+    names = ("query/trace_runs.sql", "query/run_members.sql", "query/stored_trials.sql")
+    assert [sqlfiles.statement(n).params for n in names] == [{"every"}, {"run_keys"}, set()]

@@ -44,7 +44,7 @@ from valuechain.pipeline.handoff import MappedBatch, hand_off, stage_mapped, sta
 from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
-from valuechain.store import EVERY_ROW, Database, PendingGroup, SpanRows
+from valuechain.store import EVERY_ROW, Database, PendingGroup, SpanRows, of_runs
 
 __all__ = [
     "DEFAULT_BATCH_TRACES",
@@ -111,7 +111,7 @@ def derive_traces(
             are stale too and are dropped; ``False`` replaces only this analyzer's rows.
         materialize: rebuild the analytics documents and funnels of the runs touched.
     """
-    batches = run_batches(db.trace_runs(), batch_traces, touched=trace_ids)
+    batches = run_batches(db.trace_runs(trace_ids), batch_traces, touched=trace_ids)
     progress = progress or Silent()
     progress.start(Phase.DERIVE, sum(len(b.traces) for b in batches), f"at analyzer {analyzer}")
     totals = [0, 0, 0, 0]
@@ -190,9 +190,7 @@ def run_batches(
     With ``touched``, only the runs those traces belong to — every trace of them, so
     run-level facts (incomplete runs, id conflicts) see the whole run."""
     if touched is not None:
-        wanted = pc.is_in(trace_runs["trace_id"], pa.array(list(touched), pa.binary()))
-        keys = pc.unique(trace_runs.filter(wanted)["run_key"])
-        trace_runs = trace_runs.filter(pc.is_in(trace_runs["run_key"], keys))
+        trace_runs = of_runs(trace_runs, list(touched))
     # a run's traces together (the store's list is ordered by run already); Arrow, since a
     # million traces as Python objects outweigh everything else the derive step holds
     runs = pc.dictionary_encode(trace_runs["run_key"]).combine_chunks().indices

@@ -7,7 +7,7 @@ depends on ``contract`` only: stages hand it Arrow tables and ledger records.
 from __future__ import annotations
 
 from valuechain.store.database import DEFAULT_STORE, Database, default_store_path, open_database
-from valuechain.store.evidence_reads import EVERY_ROW, SpanRows
+from valuechain.store.evidence_reads import EVERY_ROW, SpanRows, of_runs
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.writer import Committed, SourceWriter
@@ -23,5 +23,6 @@ __all__ = [
     "SourceWriter",
     "SpanRows",
     "default_store_path",
+    "of_runs",
     "open_database",
 ]

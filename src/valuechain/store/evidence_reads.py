@@ -19,10 +19,15 @@ import pyarrow.compute as pc
 
 from valuechain.store import sqlfiles
 
+# The share of the stored trials above which touched traces are widened to runs from the list
+# of every trace (one pass) rather than found run by run (two passes over each touched trace).
+WHOLE_LIST_SHARE = 0.25
 SpanRows = tuple[int, int]  # the first and last span_row of some traces' spans
 EVERY_ROW: SpanRows = (0, 2**63 - 1)
 
 _TRACE_RUNS = "query/trace_runs.sql"
+_RUN_MEMBERS = "query/run_members.sql"
+_STORED_TRIALS = "query/stored_trials.sql"
 _RESOURCE_ATTRIBUTES = "evidence/000_resource_attributes.sql"
 _TRIAL_SPANS = "evidence/010_trial_spans.sql"
 _TRIAL_ATTRIBUTES = "evidence/020_trial_attributes.sql"
@@ -36,12 +41,41 @@ class EvidenceReads:
     con: duckdb.DuckDBPyConnection
     _resources_copied: bool = False
 
-    def trace_runs(self) -> pa.Table:
+    def trace_runs(self, touched: Iterable[bytes] | None = None) -> pa.Table:
         """Every trace (``trace_id``) with the key of its run (``run_key``) and the first and
         last span_row of its spans, ordered by run (``sql/query/trace_runs.sql``). Arrow, not
-        tuples: a million traces are ~60 MB so, and several hundred as Python objects."""
-        table: pa.Table = self.con.sql(sqlfiles.statement(_TRACE_RUNS).text).to_arrow_table()
-        return table
+        tuples: a million traces are ~60 MB so, and several hundred as Python objects.
+
+        With ``touched``, only the traces of the runs those traces belong to (`of_runs`). When
+        they are a small share of the store, they are found without reading every trace's run
+        (`sql/query/run_members.sql`), so a derive after a small import costs what it brings:
+        at 1M stored traces, 0.07 s for 100 touched ones instead of 2 s. Each touched trace
+        costs ~3 µs a pass (two passes) against ~2 µs a stored trace for the whole list."""
+        if touched is None:
+            return self._traces_of(None)
+        traces = pa.array(touched, pa.binary())
+        if len(traces) > WHOLE_LIST_SHARE * self._stored_trials():
+            return of_runs(self._traces_of(None), traces)
+        own = self._traces_of(traces)
+        keys = pc.unique(own["run_key"])
+        if len(keys) == 0:
+            return own
+        members = self._arrow(_RUN_MEMBERS, {"run_keys": keys.to_pylist()})["trace_id"]
+        wanted = pc.unique(pa.chunked_array([own["trace_id"], members.cast(pa.binary())]))
+        every = self._traces_of(wanted)
+        return every.filter(pc.is_in(every["run_key"], keys))
+
+    def _stored_trials(self) -> int:
+        ((count,),) = self.con.execute(sqlfiles.statement(_STORED_TRIALS).text).fetchall()
+        return int(count)
+
+    def _traces_of(self, traces: pa.Array | pa.ChunkedArray | None) -> pa.Table:
+        wanted = pa.table({"trace_id": traces if traces is not None else pa.array([], pa.binary())})
+        self.con.register("wanted_traces", wanted)
+        try:
+            return self._arrow(_TRACE_RUNS, {"every": traces is None})
+        finally:
+            self.con.unregister("wanted_traces")
 
     @contextlib.contextmanager
     def evidence_reads(self) -> Iterator[None]:
@@ -92,3 +126,12 @@ class EvidenceReads:
         sql = sqlfiles.statement(name)
         table: pa.Table = self.con.sql(sql.text, params=sql.bind(params)).to_arrow_table()
         return table
+
+
+def of_runs(trace_runs: pa.Table, touched: pa.Array | Iterable[bytes]) -> pa.Table:
+    """The rows of ``trace_runs`` (`EvidenceReads.trace_runs`) whose run holds one of the
+    ``touched`` traces: every trace of those runs, so run-level facts (incomplete runs, id
+    conflicts) see the whole run."""
+    wanted = pc.is_in(trace_runs["trace_id"], pa.array(touched, pa.binary()))
+    keys = pc.unique(trace_runs.filter(wanted)["run_key"])
+    return trace_runs.filter(pc.is_in(trace_runs["run_key"], keys))

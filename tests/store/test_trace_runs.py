@@ -1,0 +1,137 @@
+"""Widening touched traces to whole runs without listing every stored trace.
+
+`Database.trace_runs(touched)` finds the runs of a few traces from their own rows, and each
+run's other traces from the derived trials, the pending derivations and, for traces without
+the contract, their import source (`sql/query/run_members.sql`). It must give exactly what
+filtering the list of every trace gives (`of_runs`), whatever state the store is in: traces
+split over imports, a trace whose trial root arrives later (it moves from its source's run to
+the contract's), traces not derived yet, foreign traces.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import orjson
+import pyarrow as pa
+import pytest
+from evidence_builders import FIRST_TRACE, example_spans, request, resource
+
+from valuechain.pipeline.imports import ImportOptions, import_paths
+from valuechain.store import Database, evidence_reads, of_runs
+from valuechain.synth import SynthConfig, write_export
+
+FOREIGN = ("0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210")
+CONFORMANCE = [
+    "01_otel-proto_examples_trace.json",
+    "02_tempo_vulture_trace_base64ids.json",
+    "04_jaeger_cassandra_otel_traces_01_links_events.json",
+]
+
+
+def _is_root(span: dict[str, object]) -> bool:
+    attributes = span.get("attributes")
+    assert isinstance(attributes, list)
+    return any(
+        a["key"] == "mcp.app.span.role" and a["value"] == {"stringValue": "trial"}
+        for a in attributes
+    )
+
+
+def _imports(shared: Path, folder: Path, otlp: SimpleNamespace) -> list[tuple[Path, bool]]:
+    """The files imported in turn, each with whether its import derives."""
+    spans = example_spans(shared)
+    late = spans[-1]["traceId"]  # a trace of the run that arrives in a later import
+    first_root = [s for s in spans if s["traceId"] == FIRST_TRACE and _is_root(s)]
+    parts = {
+        # the run without the first trace's trial root (that trace is its source's run) and
+        # without the late trace
+        "a.json": [s for s in spans if s["traceId"] != late and s not in first_root],
+        "b.json": first_root,  # the root arrives: the first trace moves into the run
+        "c.json": [s for s in spans if s["traceId"] == late],
+    }
+    files: list[tuple[Path, bool]] = []
+    for name, part in parts.items():
+        path = folder / name
+        path.write_bytes(orjson.dumps(request(part, resource(shared))))
+        files.append((path, name != "c.json"))  # the late trace is left pending
+        if name == "a.json":
+            files += [(shared / "conformance" / "otlp" / f, True) for f in CONFORMANCE]
+            # two traces without the contract: one run, their source's
+            foreign = folder / "foreign.json"
+            foreign.write_bytes(
+                otlp.dumps(
+                    otlp.request(*(otlp.span(k, trace_id=t) for k, t in enumerate(FOREIGN, 1)))
+                )
+            )
+            files.append((foreign, True))
+    synth = folder / "synth.jsonl"
+    write_export(synth, SynthConfig(runs=2, cases=2, models=2, reps=2, seed=3), ndjson=True)
+    files.append((synth, True))
+    return files
+
+
+def _every_touched_set(db: Database) -> list[list[bytes]]:
+    rows = db.con.sql("SELECT DISTINCT source_id, trace_id FROM core.spans").fetchall()
+    by_source: dict[int, list[bytes]] = {}
+    for source, trace in rows:
+        by_source.setdefault(int(source), []).append(bytes(trace))
+    traces = sorted({bytes(t) for _, t in rows})
+    return [*by_source.values(), *([t] for t in traces), traces, [b"\x00" * 16]]
+
+
+def test_the_runs_of_touched_traces_are_those_of_the_whole_list(
+    shared: Path, tmp_path: Path, otlp: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(evidence_reads, "WHOLE_LIST_SHARE", math.inf)  # never the whole list
+    db = Database(tmp_path / "store.duckdb")
+    for path, derive in _imports(shared, tmp_path, otlp):
+        assert import_paths(db, [path], ImportOptions(derive=derive)).ok, path
+        every = db.trace_runs()
+        for touched in _every_touched_set(db):
+            found = db.trace_runs(touched)
+            assert found.equals(of_runs(every, touched)), (path.name, touched)
+    db.close()
+
+
+def test_a_moved_and_a_pending_trace_widen_to_their_run(
+    shared: Path, tmp_path: Path, otlp: SimpleNamespace
+) -> None:
+    """After b.json, the first trace is in the run; after c.json (not derived), so is the late
+    trace: touching either widens to all eight traces of the example."""
+    db = Database(tmp_path / "store.duckdb")
+    files = _imports(shared, tmp_path, otlp)
+    for path, derive in files[:7]:  # through c.json
+        assert import_paths(db, [path], ImportOptions(derive=derive)).ok
+    late = bytes.fromhex(example_spans(shared)[-1]["traceId"])
+    for touched in ([bytes.fromhex(FIRST_TRACE)], [late]):
+        found = db.trace_runs(touched)
+        assert found.num_rows == 8
+        assert set(found["run_key"].to_pylist()) == {"run_8d2e1f0a9b"}
+    db.close()
+
+
+def test_a_small_derive_never_lists_every_trace(
+    shared: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A derive after a small import into a larger store reads only its runs' traces."""
+    db = Database(tmp_path / "store.duckdb")
+    big = tmp_path / "big.jsonl"
+    write_export(big, SynthConfig(runs=3, cases=4, models=2, reps=2, seed=1), ndjson=True)
+    assert import_paths(db, [big], ImportOptions()).ok
+    listed: list[bool] = []
+    traces_of = Database._traces_of
+
+    def spy(self: Database, traces: pa.Array | pa.ChunkedArray | None) -> pa.Table:
+        listed.append(traces is None)
+        return traces_of(self, traces)
+
+    monkeypatch.setattr(Database, "_traces_of", spy)
+    small = tmp_path / "small.json"
+    small.write_bytes(orjson.dumps(request(example_spans(shared), resource(shared))))
+    assert import_paths(db, [small], ImportOptions()).ok
+    assert listed and not any(listed)
+    assert db.con.sql("SELECT count(*) FROM core.trials").fetchall() == [(48 + 8,)]
+    db.close()
