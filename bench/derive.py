@@ -11,6 +11,9 @@ SQL), so the import does not dominate the setup. Over each store we time:
                        the RSS sum, which counts them once per process) is printed beside it
 - ``evidence``         the evidence adapter alone over one default batch of stored rows
 - ``analyzer``         the pure analyzer alone over that batch's inputs (one core)
+- ``one run again``    after the step, `derive_traces` of one run's traces (what an import
+                       or a follow round that touches one run costs): it should not grow with
+                       the store; beside it, the listing of every trace's run it avoids
 and print trials/s with R_derive = derive ÷ import (bar ≥ 5, goal 10), derive ÷ analyzer
 (bar ≥ 0.33) and the scaling from the smallest to the largest store (linear = 1.00; bar ≤ 1.2),
 each by wall time and by CPU time (user + system of the whole process tree: the machine is
@@ -22,6 +25,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.common import console, tree_usage
@@ -31,7 +36,7 @@ from bench.stores import BASE_TRIALS, base_export, build_evidence_store
 from valuechain.derive import derive_chains
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import build_trials
-from valuechain.pipeline.derive import DEFAULT_BATCH_TRACES, run_batches
+from valuechain.pipeline.derive import DEFAULT_BATCH_TRACES, derive_traces, run_batches
 from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
 
@@ -73,7 +78,25 @@ def parts(db: Database) -> tuple[Measured, Measured]:
     )
 
 
-def measure(trials: int, folder: Path, imported: Measured) -> list[Measured]:
+def one_run_again(db: Database) -> tuple[int, float, float, float]:
+    """The first run's trials, and best of three (wall s): `derive_traces` of its traces, its
+    run listing, and the listing of every trace's run."""
+    traces = run_batches(db.trace_runs(), 1)[0].traces  # a contract run (keys sort first)
+    cases: tuple[Callable[[], object], ...] = (
+        lambda: derive_traces(db, traces),
+        lambda: db.trace_runs(traces),
+        db.trace_runs,
+    )
+    best = [float("inf")] * len(cases)
+    for _ in range(3):
+        for k, case in enumerate(cases):
+            start = time.perf_counter()
+            case()
+            best[k] = min(best[k], time.perf_counter() - start)
+    return len(traces), best[0], best[1], best[2]
+
+
+def measure(trials: int, folder: Path, imported: Measured) -> tuple[list[Measured], float]:
     path = folder / f"derive-{trials}.duckdb"
     with build_evidence_store(path, trials) as db:
         n = db.trace_runs().num_rows
@@ -91,10 +114,17 @@ def measure(trials: int, folder: Path, imported: Measured) -> list[Measured]:
     step = Measured(
         f"derive (step) @ {n:,}", step_s, n / 1e6, n, "trials", cpu=cpu_s, load=load_average()
     )
+    with Database(path) as db:
+        run_trials, again, listed, whole = one_run_again(db)
+    console.print(
+        f"one run ({run_trials:,} trials) derived again after the step: {again:.2f} s "
+        f"wall; its run listing {listed:.3f} s, where listing every trace's run takes "
+        f"{whole:.2f} s"
+    )
     timings = [imported, step, evidence, analyzer]
     for path_ in (path, Path(f"{path}.wal")):
         path_.unlink(missing_ok=True)
-    return timings
+    return timings, again
 
 
 def _per_cpu_s(case: Measured) -> float:
@@ -105,10 +135,12 @@ def run(size_mb: int) -> list[Measured]:
     """Run the suite at every size of ``SIZES``. ``size_mb`` is ignored: sized in trials."""
     del size_mb
     found: list[list[Measured]] = []
+    again: list[float] = []
     with tempfile.TemporaryDirectory(prefix="valuechain-bench-") as tmp:
         imported = import_rate(Path(tmp))
         for trials in SIZES:
-            timings = measure(trials, Path(tmp), imported)
+            timings, one_run = measure(trials, Path(tmp), imported)
+            again.append(one_run)
             table(
                 f"derive vs import ({trials:,} trials; 'MB' = million trials)",
                 timings,
@@ -128,6 +160,7 @@ def run(size_mb: int) -> list[Measured]:
         scale_cpu = (large.cpu / small.cpu) / (large.items / small.items)
         console.print(
             f"scaling {small.items:,} -> {large.items:,} trials: {scale:.2f}x linear by wall, "
-            f"{scale_cpu:.2f}x by CPU (bar <= 1.2)"
+            f"{scale_cpu:.2f}x by CPU (bar <= 1.2); one run derived again: "
+            f"{again[-1] / again[0]:.2f}x from the smallest store to the largest (flat = 1.00)"
         )
     return [t for timings in found for t in timings]
