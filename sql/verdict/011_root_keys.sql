@@ -7,6 +7,10 @@ SELECT t.run_id, t.trial_id, lower(hex(t.trace_id)) AS trace_id, a.key, a.value_
        a.string_value, a.int_value, a.double_value, a.bool_value
 FROM core.trials t
 JOIN core.spans s ON s.trace_id = t.trace_id AND s.span_id = unhex(t.root_span_id)
+    -- the same traces as a one-key filter too: the scan then skips other traces' rows before
+    -- the two-key join (1 run of a 1M-trial store: 0.19 s -> 0.11; every run: 4.3 -> 3.7)
+    AND s.trace_id IN (SELECT trace_id FROM core.trials
+                       WHERE $all_runs OR run_id IN (SELECT unnest(CAST($run_ids AS VARCHAR[]))))
 JOIN core.attributes a ON a.owner_type = 'span' AND a.owner_row = s.span_row
 WHERE ($all_runs OR t.run_id IN (SELECT unnest(CAST($run_ids AS VARCHAR[]))))
   AND a.key IN ('mcp.app.run.verdict_policy_version', 'mcp.app.suite.default_pass_threshold',

@@ -15,6 +15,7 @@ WITH page AS (
            max(a.string_value) FILTER (a.key = 'mcp.app.trial.error') AS error
     FROM page p
     JOIN core.spans s ON s.trace_id = p.trace_id AND s.span_id = unhex(p.root_span_id)
+        AND s.trace_id IN (SELECT trace_id FROM page)  -- a one-key filter first (as 011)
     LEFT JOIN core.attributes a ON a.owner_type = 'span' AND a.owner_row = s.span_row
          AND a.key IN ('mcp.app.expect.tool_calls', 'mcp.app.trial.error')
     GROUP BY p.run_id, p.trial_id
@@ -23,6 +24,7 @@ WITH page AS (
            list(a.string_value ORDER BY s.start_time_unix_nano, s.span_row) AS tool_names
     FROM page p
     JOIN core.spans s ON s.trace_id = p.trace_id AND s.mcp_app_role = 'tool_call'
+        AND s.trace_id IN (SELECT trace_id FROM page)
     JOIN core.attributes a ON a.owner_type = 'span' AND a.owner_row = s.span_row
          AND a.key = 'tool.name'
     GROUP BY p.run_id, p.trial_id
