@@ -1,6 +1,9 @@
 -- Traces with the run each belongs to, for cutting a derivation into batches of whole runs:
 -- the trial root's mcp.app.run.id, or the import source for traces without the contract
--- (TRACE-FORMAT §3.8: one run per source); and the first and last span_row of its spans, so a
+-- (TRACE-FORMAT §3.8: one run per source). When the trace's trial-role spans name several runs
+-- (a conflicting duplicate of the root, a second run id on it), the run its trial is derived
+-- into: the first stored root's, its first value (the derive keeps the first copy, §5.2); and
+-- the first and last span_row of its spans, so a
 -- batch's reads can skip the rest of the store by row range (trace ids are random: a filter on
 -- them alone reads every span's id, for every batch).
 -- Grain: one row per trace_id. Reads: core.spans, core.attributes, wanted_traces (trace_id:
@@ -10,7 +13,9 @@ WITH wanted AS (
     FROM core.spans
     WHERE $every OR trace_id IN (SELECT trace_id FROM wanted_traces)
 ), run_of AS (
-    SELECT s.trace_id, min(a.string_value) AS run_id
+    -- the first stored (span_row, ordinal) as one key: ordinals are 32-bit
+    SELECT s.trace_id,
+           arg_min(a.string_value, s.span_row::HUGEINT * 4294967296 + a.ordinal) AS run_id
     FROM core.attributes a
     JOIN wanted s ON s.span_row = a.owner_row
     WHERE a.owner_type = 'span' AND a.key = 'mcp.app.run.id' AND s.mcp_app_role = 'trial'

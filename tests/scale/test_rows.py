@@ -20,7 +20,13 @@ from valuechain.errors import UsageError
 from valuechain.ingest.decode import decode_export
 from valuechain.pipeline.scale import stages
 from valuechain.pipeline.scale.job import require_ray, source_numbers
-from valuechain.pipeline.scale.rows import assemble, decoded_rows, keyed_rows, run_keys
+from valuechain.pipeline.scale.rows import (
+    assemble,
+    decoded_rows,
+    keyed_rows,
+    run_keys,
+    trace_sources,
+)
 
 SPAN_COLUMNS = ["trace_id", "span_id", "name", "source_id", "dup_group"]
 
@@ -128,3 +134,18 @@ def test_ray_missing_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(__import__("sys").modules, "ray", None)
     with pytest.raises(UsageError, match=r"valuechain\[ray\]"):
         require_ray()
+
+
+def test_a_trace_naming_two_runs_takes_its_first_roots_as_the_store_does() -> None:
+    """Of several run ids, the first file's, the first root row's there, its first value: the
+    run the derive files the trial under (sql/query/trace_runs.sql keys a store so)."""
+    traces = pa.table(
+        {
+            "trace_id": pa.array([b"a" * 16] * 3 + [b"b" * 16] * 2, pa.binary(16)),
+            "source_index": pa.array([0, 0, 1, 1, 1], pa.int32()),
+            "span_row": pa.array([5, 7, 0, 1, 2], pa.int64()),
+            "run_attr": pa.array(["run_9", "run_0", "run_00", None, "run_5"], pa.string()),
+        }
+    )
+    keys = run_keys(trace_sources(traces), {0: 1, 1: 2}).sort("trace_id")
+    assert keys["run_key"].to_list() == ["run_9", "run_5"]

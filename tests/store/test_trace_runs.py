@@ -135,3 +135,78 @@ def test_a_small_derive_never_lists_every_trace(
     assert listed and not any(listed)
     assert db.con.sql("SELECT count(*) FROM core.trials").fetchall() == [(48 + 8,)]
     db.close()
+
+
+def _run_0(spans: list[dict[str, object]], trace: str) -> list[dict[str, object]]:
+    """``spans`` under ``trace``, their run id changed to ``run_0`` (sorts before the example's)."""
+    for span in spans:
+        span["traceId"] = trace
+        attributes = span["attributes"]
+        assert isinstance(attributes, list)
+        for a in attributes:
+            if a["key"] == "mcp.app.run.id":
+                a["value"] = {"stringValue": "run_0"}
+    return spans
+
+
+def _two_runs(shared: Path, case: str) -> dict[str, list[dict[str, object]]]:
+    """The example, whose first trace's root also names run ``run_0`` (as a conflicting
+    duplicate of the root in a later file, or as a second `mcp.app.run.id` on the root), then
+    a trace of ``run_0``."""
+    spans = example_spans(shared)
+    first_root = next(s for s in spans if s["traceId"] == FIRST_TRACE and _is_root(s))
+    other = next(s["traceId"] for s in spans if s["traceId"] != FIRST_TRACE)
+    files = {"example.json": spans}
+    if case == "conflicting duplicate root":
+        files["duplicate.json"] = _run_0([orjson.loads(orjson.dumps(first_root))], FIRST_TRACE)
+    else:
+        first_root["attributes"].append(
+            {"key": "mcp.app.run.id", "value": {"stringValue": "run_0"}}
+        )
+    files["late.json"] = _run_0([s for s in example_spans(shared) if s["traceId"] == other], LATE)
+    return files
+
+
+LATE = "cd" * 16
+DERIVED = [
+    "trials",
+    "stage_chain",
+    "trial_outcome",
+    "stage_measurements",
+    "trial_issues",
+    "setup_signals",
+    "trial_flags",
+    "derived_evidence",
+    "stage_funnel",
+    "run_summary",
+]
+
+
+@pytest.mark.parametrize("case", ["conflicting duplicate root", "two run ids on one root"])
+def test_a_trace_naming_two_runs_belongs_to_the_run_its_trial_is_derived_into(
+    shared: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """The first trace's root also names ``run_0``, which sorts first; its trial keeps the
+    first root's run, the example's. So does its run key: widening the late ``run_0`` trace
+    takes only it, by either path, and no batch holds the trace apart from its run (one did:
+    its trial was then found alone, "1 of 8 trials are in this export", in a complete run)."""
+    stores = {}
+    for share in (math.inf, 0.0):
+        monkeypatch.setattr(evidence_reads, "WHOLE_LIST_SHARE", share)
+        db = Database(tmp_path / f"store-{share}.duckdb")
+        for name, part in _two_runs(shared, case).items():
+            path = tmp_path / name
+            path.write_bytes(orjson.dumps(request(part, resource(shared))))
+            assert import_paths(db, [path], ImportOptions()).ok, name
+        touched = [bytes.fromhex(LATE)]
+        widened = db.trace_runs(touched)
+        assert widened.equals(of_runs(db.trace_runs(), touched))
+        assert widened["trace_id"].to_pylist() == touched
+        stores[share] = {
+            t: db.con.sql(f"SELECT * FROM core.{t} ORDER BY ALL").fetchall() for t in DERIVED
+        }
+        db.close()
+    assert stores[math.inf] == stores[0.0]
+    incomplete = {i[5] for i in stores[0.0]["trial_issues"] if i[2] == "W_RUN_INCOMPLETE_IN_EXPORT"}
+    assert incomplete == {"run_0"}  # 1 of its 8; the example's run is whole
+    assert {row[2] for row in stores[0.0]["trials"]} == {"run_8d2e1f0a9b", "run_0"}

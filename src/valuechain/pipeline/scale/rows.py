@@ -75,10 +75,14 @@ def decoded_rows(decoded: DecodedSource, source_index: int) -> pa.Table:
     resource = nested.filter(pl.col("owner_type") == "resource").select(
         pl.col("owner_row").alias("resource_row"), pl.col("attributes").alias("resource_attributes")
     )
-    run_attr = (
-        attrs.filter((pl.col("owner_type") == "span") & (pl.col("key") == RUN_ID_KEY))
+    run_attr = (  # a span's first run id (the derive keeps a duplicated key's first copy)
+        attrs.filter(
+            (pl.col("owner_type") == "span")
+            & (pl.col("key") == RUN_ID_KEY)
+            & pl.col("string_value").is_not_null()
+        )
         .group_by("owner_row")
-        .agg(pl.col("string_value").min().alias("run_attr"))
+        .agg(pl.col("string_value").sort_by("ordinal").first().alias("run_attr"))
         .rename({"owner_row": "span_row"})
     )
     hashes = _frame(tables["resources"]).select(
@@ -169,11 +173,12 @@ def empty_rows() -> pa.Table:
 
 
 def trace_sources(rows: pa.Table) -> pa.Table:
-    """Per (trace, source): the trial root's run id there (None: no root with one)."""
-    frame = _frame(rows.select(["trace_id", "source_index", "run_attr"]))
+    """Per (trace, source): the trial root's run id there (None: no root with one); of several,
+    the first in the file (the derive keeps a duplicated root's first copy)."""
+    frame = _frame(rows.select(["trace_id", "source_index", "span_row", "run_attr"]))
     return (
         frame.group_by("trace_id", "source_index")
-        .agg(pl.col("run_attr").min())
+        .agg(pl.col("run_attr").sort_by("span_row").drop_nulls().first())
         .to_arrow()
         .cast(TRACE_SOURCES)
     )
@@ -186,7 +191,8 @@ TRACE_SOURCES = pa.schema(
 
 def run_keys(trace_sources: pa.Table, source_ids: Mapping[int, int]) -> pl.DataFrame:
     """Every trace's run key, as ``sql/query/trace_runs.sql`` computes it over a store: the
-    trial root's ``mcp.app.run.id``, else ``source:`` and the first source holding the trace
+    trial root's ``mcp.app.run.id`` (of several, the first source's), else ``source:`` and the
+    first source holding the trace
     (TRACE-FORMAT §3.8). ``source_ids`` maps a file's index to its store id; files absent
     from it (rejected, or the same bytes as an earlier file) hold nothing."""
     ids = pl.DataFrame(
@@ -197,7 +203,9 @@ def run_keys(trace_sources: pa.Table, source_ids: Mapping[int, int]) -> pl.DataF
         _frame(trace_sources)
         .join(ids, on="source_index", how="inner")
         .group_by("trace_id")
-        .agg(pl.col("run_attr").min(), pl.col("source_id").min())
+        .agg(
+            pl.col("run_attr").sort_by("source_id").drop_nulls().first(), pl.col("source_id").min()
+        )
         .select(
             "trace_id",
             pl.coalesce("run_attr", pl.lit("source:") + pl.col("source_id").cast(pl.String)).alias(
