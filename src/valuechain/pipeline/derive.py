@@ -111,7 +111,7 @@ def derive_traces(
             are stale too and are dropped; ``False`` replaces only this analyzer's rows.
         materialize: rebuild the analytics documents and funnels of the runs touched.
     """
-    batches = run_batches(db.trace_runs(trace_ids), batch_traces, touched=trace_ids)
+    batches = run_batches(db.trace_runs(trace_ids), batch_traces)  # whole runs of them
     progress = progress or Silent()
     progress.start(Phase.DERIVE, sum(len(b.traces) for b in batches), f"at analyzer {analyzer}")
     totals = [0, 0, 0, 0]

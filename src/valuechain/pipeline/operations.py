@@ -160,7 +160,7 @@ def _rederive(
     """Inside the open transaction: rebuild the trials of the touched traces (whole runs of
     the remaining ones) and the documents of the runs."""
     widened: set[bytes] = set(touched)
-    for batch in run_batches(db.trace_runs(remaining), 1 << 62, touched=remaining):
+    for batch in run_batches(db.trace_runs(remaining), 1 << 62):
         widened.update(batch.traces)
     staged = stage_batch(db, TraceBatch(sorted(widened)), analyzer)
     write_batch(db, staged, analyzer, content_changed=True)
