@@ -10,7 +10,6 @@ the contract's), traces not derived yet, foreign traces.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -82,10 +81,20 @@ def _every_touched_set(db: Database) -> list[list[bytes]]:
     return [*by_source.values(), *([t] for t in traces), traces, [b"\x00" * 16]]
 
 
+def _widen(monkeypatch: pytest.MonkeyPatch, way: str) -> None:
+    """Force one way of widening: run by run ("bounded", whatever share of the store the
+    touched traces are) or from the list of every trace ("whole list")."""
+    monkeypatch.undo()
+    if way == "bounded":
+        monkeypatch.setattr(evidence_reads.EvidenceReads, "_stored_trials", lambda _: 2**62)
+    else:
+        monkeypatch.setattr(evidence_reads, "WHOLE_LIST_SHARE", 0.0)
+
+
 def test_the_runs_of_touched_traces_are_those_of_the_whole_list(
     shared: Path, tmp_path: Path, otlp: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(evidence_reads, "WHOLE_LIST_SHARE", math.inf)  # never the whole list
+    _widen(monkeypatch, "bounded")
     db = Database(tmp_path / "store.duckdb")
     for path, derive in _imports(shared, tmp_path, otlp):
         assert import_paths(db, [path], ImportOptions(derive=derive)).ok, path
@@ -191,9 +200,9 @@ def test_a_trace_naming_two_runs_belongs_to_the_run_its_trial_is_derived_into(
     takes only it, by either path, and no batch holds the trace apart from its run (one did:
     its trial was then found alone, "1 of 8 trials are in this export", in a complete run)."""
     stores = {}
-    for share in (math.inf, 0.0):
-        monkeypatch.setattr(evidence_reads, "WHOLE_LIST_SHARE", share)
-        db = Database(tmp_path / f"store-{share}.duckdb")
+    for way in ("bounded", "whole list"):
+        _widen(monkeypatch, way)
+        db = Database(tmp_path / f"store-{way}.duckdb")
         for name, part in _two_runs(shared, case).items():
             path = tmp_path / name
             path.write_bytes(orjson.dumps(request(part, resource(shared))))
@@ -202,11 +211,13 @@ def test_a_trace_naming_two_runs_belongs_to_the_run_its_trial_is_derived_into(
         widened = db.trace_runs(touched)
         assert widened.equals(of_runs(db.trace_runs(), touched))
         assert widened["trace_id"].to_pylist() == touched
-        stores[share] = {
+        stores[way] = {
             t: db.con.sql(f"SELECT * FROM core.{t} ORDER BY ALL").fetchall() for t in DERIVED
         }
         db.close()
-    assert stores[math.inf] == stores[0.0]
-    incomplete = {i[5] for i in stores[0.0]["trial_issues"] if i[2] == "W_RUN_INCOMPLETE_IN_EXPORT"}
+    assert stores["bounded"] == stores["whole list"]
+    incomplete = {
+        i[5] for i in stores["whole list"]["trial_issues"] if i[2] == "W_RUN_INCOMPLETE_IN_EXPORT"
+    }
     assert incomplete == {"run_0"}  # 1 of its 8; the example's run is whole
-    assert {row[2] for row in stores[0.0]["trials"]} == {"run_8d2e1f0a9b", "run_0"}
+    assert {row[2] for row in stores["whole list"]["trials"]} == {"run_8d2e1f0a9b", "run_0"}

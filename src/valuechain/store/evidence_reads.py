@@ -62,8 +62,7 @@ class EvidenceReads:
             return own
         members = self._arrow(_RUN_MEMBERS, {"run_keys": keys.to_pylist()})["trace_id"]
         wanted = pc.unique(pa.chunked_array([own["trace_id"], members.cast(pa.binary())]))
-        every = self._traces_of(wanted)
-        return every.filter(pc.is_in(every["run_key"], keys))
+        return of_runs(self._traces_of(wanted), traces)
 
     def _stored_trials(self) -> int:
         ((count,),) = self.con.execute(sqlfiles.statement(_STORED_TRIALS).text).fetchall()
