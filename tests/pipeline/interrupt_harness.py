@@ -13,8 +13,8 @@ stays the one the command line runs (nothing in valuechain knows about this file
 - ``workers``: decode workers are running; the ids of every process below this one are
   written to ``$INTERRUPT_PIDS`` first (they are no longer this process's descendants after
   its death);
-- ``read``: the second source is being read for decoding (after the read that hashes it): its
-  first chunk is read, the next one not yet (the first source is committed);
+- ``read``: the second source is being read and decoded (its one read: no stored source has its
+  size): its first chunk is read, the next one not yet (the first source is committed);
 - ``batch``: two batches of the first source are committed, the third not yet written (the
   source is not finished: its in-progress mark is set);
 - ``commit``: every row of the second source is written in its transaction, the commit not
@@ -113,14 +113,14 @@ def _on_nth_call(
 
 
 def _mid_read(nth_file: int, action: Callable[[], None]) -> None:
-    """Run ``action`` when the decoding read of the ``nth_file`` source (the read after the
-    one that hashes it) asks for its second chunk."""
+    """Run ``action`` when the read of the ``nth_file`` source asks for its second chunk (new
+    bytes of a size no stored source has are read once, hashed as they are decoded)."""
     original = imports.file_chunks
     reads: dict[str, int] = {}
 
     def chunks(path: Any, *args: Any, **kwargs: Any) -> Any:
         reads[str(path)] = reads.get(str(path), 0) + 1
-        cut = len(reads) == nth_file and reads[str(path)] == 2
+        cut = len(reads) == nth_file and reads[str(path)] == 1
         for n, chunk in enumerate(original(path, *args, **kwargs)):
             if n == 1 and cut:
                 action()

@@ -34,6 +34,7 @@ def exports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     write_export(first, SynthConfig(runs=2, cases=2, models=2, reps=2, seed=3), ndjson=True)
     write_export(second, SynthConfig(runs=1, cases=3, models=1, reps=2, seed=4), ndjson=True)
     assert first.stat().st_size > 3 * 16384 and second.stat().st_size > 16384
+    assert first.stat().st_size != second.stat().st_size  # each read once ("read" cuts the first)
     return first, second
 
 

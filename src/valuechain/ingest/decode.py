@@ -41,8 +41,7 @@ def decode_export(
         merger = SourceMerger(source, hashlib.sha256(b"").hexdigest(), 0, options, keep=True)
         merger.add(part.result())
         return merger.finish()
-    digest = hashlib.sha256(data).hexdigest()
-    stream = SourceStream(_pieces(data), source, digest, len(data), options)
+    stream = SourceStream(_pieces(data), source, options)
     stream.keep = True
     for _ in stream:
         pass

@@ -237,32 +237,37 @@ def import_file(
     it in the ledger); ``then`` writes in the transaction that commits the source (``import
     --follow`` records how far it read).
 
-    The file is hashed first (a re-import of the same bytes is ``unchanged`` and costs one
-    read), then read, decompressed, framed and decoded a part at a time; batches are written
-    and committed in groups of ``COMMIT_ROWS`` rows (``SourceWriter``). A source that turns out
-    rejected (or fails ``strict``), or any failure on the way, undoes every batch already
-    written.
+    The bytes are read once: hashed, decompressed, framed and decoded a part at a time;
+    batches are written and committed in groups of ``COMMIT_ROWS`` rows (``SourceWriter``).
+    Only when the store holds a source of the same size (the same bytes would have it) is the
+    file hashed first, so that a re-import of the same bytes is ``unchanged`` at the cost of
+    one read rather than a decode. A source that turns out rejected (or fails ``strict``),
+    already stored after all, or any failure on the way, undoes every batch already written.
     """
     name = name or str(path)
     progress = progress or Silent()
     try:
-        whole = _size(path) if byte_range is None else byte_range[1] - byte_range[0]
-        progress.start(Phase.HASH, whole, label or path.name)
-        sha256, size = _digest(path, progress.advance, byte_range)
+        size = _size(path) if byte_range is None else byte_range[1] - byte_range[0]
+        if size is None or db.has_source_of_size(size):
+            progress.start(Phase.HASH, size, label or path.name)
+            sha256, size = _digest(path, progress.advance, byte_range)
+            if db.has_source(sha256):
+                return _unchanged(db, name, sha256, size, options)
     except OSError as exc:
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
-    if db.has_source(sha256):
-        return _unchanged(db, name, sha256, size, options)
     executor = pool.executor_for(size, options.decode) if pool is not None else None
     piece = min(options.decode.batch_bytes, READ_CHUNK)
     progress.start(Phase.DECODE, size, label or path.name)
     chunks = _chunks(path, byte_range, piece, progress.advance)
-    stream = SourceStream(chunks, name, sha256, size, options.decode, executor)
+    stream = SourceStream(chunks, name, options.decode, executor)
     try:
         with SourceWriter(db, name, import_id) as writer:
             for batch in stream:
                 writer.add(batch.tables, batch.issues)
             decoded = stream.result
+            if db.has_source(decoded.sha256):  # the file grew or shrank to stored bytes
+                writer.abort()
+                return _unchanged(db, name, decoded.sha256, decoded.bytes_raw, options)
             result = _verdict(decoded, options)
             if result.error is not None:
                 writer.abort()

@@ -205,6 +205,12 @@ class Database(EvidenceReads):
         row = self.fetch_one("SELECT count(*) FROM core.sources WHERE sha256 = $s", {"s": sha256})
         return bool(row and row[0])
 
+    def has_source_of_size(self, bytes_raw: int) -> bool:
+        """Whether some imported source has this many bytes (the same bytes would have)."""
+        sql = sqlfiles.statement("ingest/021_stored_size.sql")
+        row = self.fetch_one(sql.text, sql.bind({"bytes_raw": bytes_raw}))
+        return bool(row and row[0])
+
     def stored_source(self, sha256: str) -> tuple[str, str | None, str | None, int] | None:
         """Bytes already imported: (status, first error code, its message, error count)."""
         sql = sqlfiles.statement("ingest/020_stored_source.sql")

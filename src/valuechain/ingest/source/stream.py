@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 
@@ -18,28 +19,28 @@ from valuechain.ingest.source.records import PartResult, Rejection
 class SourceStream:
     """Decode one source part by part: iterate for its ``Batch``es, then read ``result``.
 
-    ``chunks`` are the raw bytes (a file read piece by piece); they are decompressed and
-    framed on the fly, so memory holds a few parts, never the source. With an ``executor``
-    (a process pool) up to ``ahead`` parts are decoded in parallel while the caller commits
-    earlier batches; results are consumed strictly in order.
+    ``chunks`` are the raw bytes (a file read piece by piece); they are hashed, decompressed
+    and framed on the fly, so memory holds a few parts, never the source, and the source's
+    sha256 and size are those of the very bytes decoded, read once. With an ``executor``
+    (a pool) up to ``ahead`` parts are decoded in parallel while the caller commits earlier
+    batches; results are consumed strictly in order.
     """
 
     def __init__(
         self,
         chunks: Iterable[bytes],
         source: str,
-        sha256: str,
-        bytes_raw: int,
         options: DecodeOptions,
         executor: Executor | None = None,
         ahead: int = 3,
     ) -> None:
-        self.chunks = chunks
+        self.chunks = iter(chunks)  # read once, by the decode and then by the drain
         self.options = options
         self.executor = executor
         self.ahead = max(1, ahead)
         self.keep = False
-        self.merger = SourceMerger(source, sha256, bytes_raw, options)
+        self.merger = SourceMerger(source, "", 0, options)
+        self._digest = hashlib.sha256()
         self._result: DecodedSource | None = None
 
     @property
@@ -51,7 +52,7 @@ class SourceStream:
     def __iter__(self) -> Iterator[Batch]:
         merger = self.merger
         merger.keep = self.keep
-        unpacker = Unpacker(self.chunks, self.options.max_decompressed_bytes)
+        unpacker = Unpacker(self._hashed(), self.options.max_decompressed_bytes)
         framer = framing.Framer(unpacker, self.options.batch_bytes)
         cap = self.options.max_decompressed_bytes
         for result in self._decoded(iter(framer)):
@@ -65,11 +66,20 @@ class SourceStream:
             merger.problem(unpacker.problem, unpacker.message or "")
             if unpacker.problem in (Code.E_TRUNCATED_COMPRESSION, Code.E_TOO_LARGE):
                 _blame_the_cut(merger, unpacker.problem, unpacker.message or "")
+        for _ in self._hashed():  # what a rejection or the cap left unread is still the source's
+            pass
+        merger.out.sha256 = self._digest.hexdigest()
         self._result = merger.finish(
             unpacker.compression,
             framer.framing if framer.streamed else None,
             unpacker.bytes_out,
         )
+
+    def _hashed(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            self._digest.update(chunk)
+            self.merger.out.bytes_raw += len(chunk)
+            yield chunk
 
     def _decoded(self, parts: Iterator[framing.Part]) -> Iterator[PartResult]:
         if self.executor is None:

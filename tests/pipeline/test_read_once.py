@@ -1,0 +1,105 @@
+"""An import reads new bytes once (issue 16): hashed as they are decoded, so the ledger's sha256
+and size are those of the very bytes decoded; only a file of a size some stored source has is
+hashed first, so that the same bytes again are `unchanged` at the cost of one read."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from valuechain.ingest.decode import decode_export
+from valuechain.pipeline import imports
+from valuechain.pipeline.imports import import_paths
+from valuechain.store import Database
+
+Write = Callable[[str, bytes | dict[str, Any]], Path]
+Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many times each file is read from its start."""
+    counted: dict[str, int] = {}
+    original = imports.file_chunks
+
+    def counting(path: Path, *args: Any, **kwargs: Any) -> Iterator[bytes]:
+        counted[path.name] = counted.get(path.name, 0) + 1
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(imports, "file_chunks", counting)
+    return counted
+
+
+def _ledger(db: Database) -> list[tuple[str, str, int]]:
+    rows = db.sql("SELECT path, sha256, bytes_raw FROM imports ORDER BY path").rows()
+    return [(Path(path).name, sha, size) for path, sha, size in rows]
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzip"])
+def test_new_bytes_are_read_once_and_recorded_by_what_was_read(
+    db: Database, otlp: SimpleNamespace, write: Write, reads: dict[str, int], packed: bool
+) -> None:
+    data = otlp.dumps(otlp.request(otlp.span(1), otlp.span(2)))
+    data = gzip.compress(data) if packed else data
+    path = write("a.json.gz" if packed else "a.json", data)
+    (source,) = import_paths(db, [path]).sources
+    assert source.outcome == "imported" and source.bytes == len(data)
+    assert reads == {path.name: 1}
+    assert _ledger(db) == [(path.name, hashlib.sha256(data).hexdigest(), len(data))]
+    decoded = decode_export(data)  # the library hashes what it decodes the same way
+    assert (decoded.sha256, decoded.bytes_raw) == (hashlib.sha256(data).hexdigest(), len(data))
+
+
+def test_bytes_of_a_stored_size_are_hashed_first(
+    db: Database,
+    otlp: SimpleNamespace,
+    write: Write,
+    reads: dict[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = otlp.dumps(otlp.request(otlp.span(1, name="aaaa")))
+    first = write("first.json", data)
+    import_paths(db, [first])
+    same = write("same.json", data)
+    twin = write("twin.json", data.replace(b'"aaaa"', b'"bbbb"'))  # other bytes, same size
+    assert twin.stat().st_size == len(data) and twin.read_bytes() != data
+
+    def no_decode(*args: Any) -> None:
+        raise AssertionError("bytes already stored were decoded")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("valuechain.ingest.source.stream.decode_part", no_decode)
+        (unchanged,) = import_paths(db, [same]).sources
+    assert unchanged.outcome == "unchanged" and reads["same.json"] == 1
+    (imported,) = import_paths(db, [twin]).sources
+    assert imported.outcome == "imported" and reads["twin.json"] == 2  # hashed, then decoded
+    assert _ledger(db) == [
+        ("first.json", hashlib.sha256(data).hexdigest(), len(data)),
+        ("twin.json", hashlib.sha256(twin.read_bytes()).hexdigest(), len(data)),
+    ]
+
+
+def test_a_file_read_as_new_that_turns_out_stored_is_unchanged_and_writes_nothing(
+    db: Database,
+    otlp: SimpleNamespace,
+    write: Write,
+    dump: Dump,
+    reads: dict[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file that grows or shrinks between its size and its read (here: a size misread) may
+    hold bytes already stored after all: its batches are undone and it reads `unchanged`."""
+    data = otlp.dumps(otlp.rich_request())
+    import_paths(db, [write("first.json", data)])
+    before = dump(db)
+    monkeypatch.setattr(imports, "_size", lambda path: len(data) + 1)
+    (source,) = import_paths(db, [write("again.json", data)]).sources
+    assert source.outcome == "unchanged" and source.bytes == len(data)
+    assert reads["again.json"] == 1
+    assert dump(db) == before
