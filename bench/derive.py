@@ -37,8 +37,8 @@ from bench.stores import BASE_TRIALS, base_export, build_evidence_store
 from valuechain.derive import derive_chains
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import build_trials
-from valuechain.pipeline.derive import DEFAULT_BATCH_TRACES, derive_traces, run_batches
 from valuechain.ingest.decode import DecodeOptions
+from valuechain.pipeline.derive import DEFAULT_BATCH_TRACES, derive_traces, run_batches
 from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
 
