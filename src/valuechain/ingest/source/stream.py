@@ -14,7 +14,6 @@ from valuechain.ingest.source.merge import Batch, SourceMerger
 from valuechain.ingest.source.parts import decode_part
 from valuechain.ingest.source.records import PartResult, Rejection
 
-
 # ---------------------------------------------------------------------------- streaming
 # Parts decoded ahead of the one being committed, per worker: the writer commits a group of
 # ``COMMIT_ROWS`` rows (several parts) at once, and the workers need room for what they decode
