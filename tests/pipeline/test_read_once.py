@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -102,4 +104,37 @@ def test_a_file_read_as_new_that_turns_out_stored_is_unchanged_and_writes_nothin
     (source,) = import_paths(db, [write("again.json", data)]).sources
     assert source.outcome == "unchanged" and source.bytes == len(data)
     assert reads["again.json"] == 1
+    assert dump(db) == before
+
+
+def _piped(fifo: Path, data: bytes) -> threading.Thread:
+    """A writer that feeds ``data`` through the named pipe ``fifo`` once it is opened."""
+
+    def feed() -> None:
+        with fifo.open("wb") as handle:
+            handle.write(data)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    return writer
+
+
+def test_a_pipe_is_read_once_and_the_same_bytes_again_are_unchanged(
+    db: Database, otlp: SimpleNamespace, tmp_path: Path, dump: Dump, reads: dict[str, int]
+) -> None:
+    """A stream that can be read only once (``<(zcat …)``, ``/dev/stdin``) is never hashed
+    first: it is decoded as it is read, and bytes already stored are found by their hash."""
+    data = otlp.ndjson(otlp.request(otlp.span(1)), otlp.request(otlp.span(2)))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = _piped(fifo, data)
+    (source,) = import_paths(db, [fifo]).sources
+    writer.join(timeout=10)
+    assert source.outcome == "imported" and source.bytes == len(data) and reads == {"pipe": 1}
+    assert _ledger(db) == [("pipe", hashlib.sha256(data).hexdigest(), len(data))]
+    before = dump(db)
+    writer = _piped(fifo, data)
+    (again,) = import_paths(db, [fifo]).sources
+    writer.join(timeout=10)
+    assert again.outcome == "unchanged" and reads == {"pipe": 2}
     assert dump(db) == before

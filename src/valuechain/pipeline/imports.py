@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -187,8 +188,9 @@ class DecodePool:
         self._executor: Executor | None = None
         self._lifeline: Connection | None = None  # the write end; never written, only held
 
-    def executor_for(self, size: int, options: DecodeOptions) -> Executor | None:
-        if self.workers < 1 or size <= options.batch_bytes:
+    def executor_for(self, size: int | None, options: DecodeOptions) -> Executor | None:
+        """The workers for a source of ``size`` bytes (None: a stream of unknown size)."""
+        if self.workers < 1 or (size is not None and size <= options.batch_bytes):
             return None
         if self._executor is None and self.threads:
             self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="decode")
@@ -248,7 +250,7 @@ def import_file(
     progress = progress or Silent()
     try:
         size = _size(path) if byte_range is None else byte_range[1] - byte_range[0]
-        if size is None or db.has_source_of_size(size):
+        if size is not None and db.has_source_of_size(size):
             progress.start(Phase.HASH, size, label or path.name)
             sha256, size = _digest(path, progress.advance, byte_range)
             if db.has_source(sha256):
@@ -308,10 +310,10 @@ def _unchanged(
 
 
 def _size(path: Path) -> int | None:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return None
+    """The file's size; None for a stream that can be read only once (a pipe: ``<(zcat …)``,
+    ``/dev/stdin``), which is never hashed first. Raises OSError when it cannot be read."""
+    status = path.stat()
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
 
 
 def _digest(

@@ -48,7 +48,8 @@ def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skippe
     """Files named by ``patterns`` (files, directories, globs), each once, in reading order.
 
     A directory yields its export files (by suffix, hidden ones aside); its other files come
-    back as ``Skipped``, and a directory without a single export file as ``Missing``."""
+    back as ``Skipped``, and a directory without a single export file as ``Missing``. A named
+    pipe is read as it is, once."""
     out: list[Path | Missing | Skipped] = []
     seen: set[Path] = set()
     for pattern in patterns:
@@ -66,6 +67,9 @@ def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skippe
                 continue
         elif path.is_file():
             found = [path]
+        elif path.is_fifo():  # a pipe named on purpose (``<(zcat …)``, ``/dev/stdin``): read once
+            out.append(path)
+            continue
         elif path.is_symlink():  # named, but its target is gone
             out.append(Missing(text, _dangling(path).why))
             continue
