@@ -21,6 +21,7 @@ from ingest_checks import same
 from ingest_strategies import FAST, encode, requests
 
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
+from valuechain.ingest.otlp import native as otlp_native
 from valuechain.synth import SynthConfig, write_export
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,14 +49,18 @@ def _identical(native: DecodedSource, exact: DecodedSource) -> None:
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(p.parents[2])))
-@pytest.mark.parametrize("batch_bytes", [1 << 30, 2_000])
+@pytest.mark.parametrize(
+    ("batch_bytes", "workers"),
+    [(1 << 30, 0), (2_000, 0), (2_000, 2)],  # 2 workers: a document over a batch is split
+)
 def test_every_fixture_decodes_identically_through_the_native_path(
-    path: Path, batch_bytes: int
+    path: Path, batch_bytes: int, workers: int
 ) -> None:
-    native, exact = _paths(path.read_bytes(), path.name, batch_bytes=batch_bytes)
+    options = {"batch_bytes": batch_bytes, "workers": workers}
+    native, exact = _paths(path.read_bytes(), path.name, **options)
     _identical(native, exact)
     assert exact.native_records == 0
-    default = decode_export(path.read_bytes(), path.name, DecodeOptions(batch_bytes=batch_bytes))
+    default = decode_export(path.read_bytes(), path.name, DecodeOptions(**options))
     _identical(default, exact)
 
 
@@ -77,6 +82,25 @@ def test_a_synthetic_export_takes_the_native_path_whole_and_in_parts(tmp_path: P
     native, exact = _paths(document.read_bytes(), "b.json")
     _identical(native, exact)
     assert native.native_records == 1
+
+
+def test_a_large_document_is_decoded_by_the_workers_a_run_of_resources_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A single document over one batch is cut between its resourceSpans items of about the
+    same number of spans, each run decoded by a thread, joined as one decode gives them."""
+    data = write_export(tmp_path / "c.json", SynthConfig(runs=5, seed=6)).path.read_bytes()
+    firsts: list[int] = []
+    original = otlp_native.decode
+
+    def decode(table: Any, threshold: int, first_resource: int = 0) -> Any:
+        firsts.append(first_resource)
+        return original(table, threshold, first_resource)
+
+    monkeypatch.setattr(otlp_native, "decode", decode)
+    native, exact = _paths(data, "c.json", batch_bytes=1_000, workers=2)
+    _identical(native, exact)
+    assert native.native_records == 1 and sorted(firsts) == [0, 3]  # 5 runs' resources: 3 + 2
 
 
 @pytest.mark.parametrize(
@@ -241,3 +265,6 @@ def test_generated_exports_decode_identically(
     _identical(*_paths(ndjson, "g.jsonl", batch_bytes=batch_bytes))
     document = orjson.dumps(batch[0], option=orjson.OPT_INDENT_2)
     _identical(*_paths(document, "g.json"))
+    merged = {"resourceSpans": [rs for r in batch for rs in r.get("resourceSpans") or []]}
+    whole = orjson.dumps(merged)  # the batch's resources in one document, split by 2 workers
+    _identical(*_paths(whole, "m.json", batch_bytes=100, workers=2))

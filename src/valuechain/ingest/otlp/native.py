@@ -113,14 +113,18 @@ def _ids(values: Any, size: int, records: Any, bad: set[int], *, optional: bool 
     return ok
 
 
-def decode(table: pa.Table, threshold: int) -> Decoded | set[int]:
-    """The span tables of the parsed records, or the (table-local) records to refuse."""
+def decode(table: pa.Table, threshold: int, first_resource: int = 0) -> Decoded | set[int]:
+    """The span tables of the parsed records, or the (table-local) records to refuse.
+    ``first_resource``: the index of the records' first ``resourceSpans`` item in its list
+    (a run of a document's items decoded on its own, ``native_parts.document``)."""
     n_records = table.num_rows
     bad: set[int] = set()
     record_ids = nt.arange(n_records)
     requests = table.column("resourceSpans").combine_chunks()
     _bad(pc.fill_null(pc.equal(pc.list_value_length(requests), 0), True), record_ids, bad)
     rs, _, rs_index, rs_rec = _flat(requests, record_ids)
+    if first_resource:
+        rs_index = pc.add(rs_index, first_resource)
     resource, res_dropped = _owner(rs, "resource", rs_rec, bad)
     scope_lists = pc.struct_field(rs, "scopeSpans")
     ss, ss_rs, ss_index, ss_rec = _nonempty(scope_lists, rs_rec, bad)

@@ -11,11 +11,14 @@ parts, so the part reads as if one decoder had read it.
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_right
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Final
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from valuechain.contract.ledger import Accounting
 from valuechain.ingest.bytes import framing
@@ -40,6 +43,65 @@ def valid_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def document(table: pa.Table, options: DecodeOptions) -> native.Decoded | set[int]:
+    """One parsed document decoded by ``options.workers`` threads (Arrow's kernels release the
+    GIL), each a contiguous run of its ``resourceSpans`` items of about the same number of
+    spans, joined as one decode of the whole gives them: a large single-document export uses
+    both cores where NDJSON lines are cut into parts. Anything one run refuses refuses it."""
+    runs = _resource_runs(table, max(1, options.workers))
+    if len(runs) == 1:
+        return native.decode(table, options.large_value_threshold)
+    requests = table.column("resourceSpans").combine_chunks()
+    items = pc.list_flatten(requests)
+
+    def decoded(run: tuple[int, int]) -> native.Decoded | set[int]:
+        first, end = run
+        offsets = pa.array([0, end - first], pa.int32())
+        lists = pa.ListArray.from_arrays(offsets, items.slice(first, end - first))
+        one = pa.Table.from_arrays([lists.cast(requests.type)], schema=table.schema)
+        return native.decode(one, options.large_value_threshold, first_resource=first)
+
+    with ThreadPoolExecutor(len(runs), thread_name_prefix="document") as pool:
+        results = list(pool.map(decoded, runs))
+    rows = dict.fromkeys(ROW_TABLES, 0)
+    joined: list[dict[str, pa.Table]] = []
+    for result in results:
+        if not isinstance(result, native.Decoded):
+            return result
+        joined.append(rebase(result.tables, rows, 0))
+        for name in ROW_TABLES:
+            rows[name] += result.tables[name].num_rows
+    done = [r for r in results if isinstance(r, native.Decoded)]
+    return native.Decoded(
+        {name: pa.concat_tables([t[name] for t in joined]) for name in joined[0]},
+        sum(r.spans for r in done),
+        sum(r.attributes for r in done),
+    )
+
+
+def _resource_runs(table: pa.Table, workers: int) -> list[tuple[int, int]]:
+    """[first, end) item ranges of the document's ``resourceSpans`` list, at most ``workers``
+    of them, cut where the running count of spans crosses each equal share."""
+    requests = table.column("resourceSpans").combine_chunks()
+    count = pc.list_value_length(requests)[0].as_py() or 0
+    if workers < 2 or count < 2:
+        return [(0, count)]
+    scopes = pc.struct_field(pc.list_flatten(requests), "scopeSpans")
+    spans = pc.list_value_length(pc.struct_field(pc.list_flatten(scopes), "spans"))
+    weight = [0] * count  # spans per item (items and their scopes are few: Python will do)
+    for item, n in zip(
+        pc.list_parent_indices(scopes).to_pylist(), pc.fill_null(spans, 0).to_pylist(), strict=True
+    ):
+        weight[item] += n
+    share, running, cuts = sum(weight) / workers, 0, []
+    for item, n in enumerate(weight[:-1]):
+        running += n
+        if running >= share * (len(cuts) + 1) and len(cuts) < workers - 1:
+            cuts.append(item + 1)
+    bounds = [0, *cuts, count]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
 def native_result(decoded: native.Decoded, records: int) -> PartResult:

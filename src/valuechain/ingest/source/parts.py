@@ -27,6 +27,7 @@ from valuechain.ingest.source.issue_log import Where
 from valuechain.ingest.source.native_parts import (
     REFUSED_TOKENS,
     LineRuns,
+    document,
     native_result,
     valid_utf8,
 )
@@ -275,7 +276,10 @@ def _native_part(part: framing.Part, options: DecodeOptions) -> PartResult | Non
     table = native.parse(body, document=True)  # one document, or NDJSON under a part's size
     if table is None or table.num_rows == 0:
         return None
-    decoded = native.decode(table, options.large_value_threshold)
+    if table.num_rows == 1 and len(body) > options.batch_bytes:
+        decoded = document(table, options)
+    else:
+        decoded = native.decode(table, options.large_value_threshold)
     if not isinstance(decoded, native.Decoded):
         return None
     return native_result(decoded, table.num_rows)
