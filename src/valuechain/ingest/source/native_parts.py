@@ -95,7 +95,8 @@ def _resource_runs(table: pa.Table, workers: int) -> list[tuple[int, int]]:
         pc.list_parent_indices(scopes).to_pylist(), pc.fill_null(spans, 0).to_pylist(), strict=True
     ):
         weight[item] += n
-    share, running, cuts = sum(weight) / workers, 0, []
+    share, running = sum(weight) / workers, 0
+    cuts: list[int] = []
     for item, n in enumerate(weight[:-1]):
         running += n
         if running >= share * (len(cuts) + 1) and len(cuts) < workers - 1:
