@@ -18,7 +18,7 @@ import pytest
 from valuechain.ingest.decode import decode_export
 from valuechain.pipeline import imports
 from valuechain.pipeline.imports import import_paths
-from valuechain.store import Database
+from valuechain.store import Database, writer
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
 Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
@@ -101,6 +101,7 @@ def test_a_file_read_as_new_that_turns_out_stored_is_unchanged_and_writes_nothin
     import_paths(db, [write("first.json", data)])
     before = dump(db)
     monkeypatch.setattr(imports, "_size", lambda path: len(data) + 1)
+    monkeypatch.setattr(writer, "COMMIT_ROWS", 1)  # committed groups are undone too
     (source,) = import_paths(db, [write("again.json", data)]).sources
     assert source.outcome == "unchanged" and source.bytes == len(data)
     assert reads["again.json"] == 1
@@ -120,21 +121,39 @@ def _piped(fifo: Path, data: bytes) -> threading.Thread:
 
 
 def test_a_pipe_is_read_once_and_the_same_bytes_again_are_unchanged(
-    db: Database, otlp: SimpleNamespace, tmp_path: Path, dump: Dump, reads: dict[str, int]
+    db: Database,
+    otlp: SimpleNamespace,
+    tmp_path: Path,
+    dump: Dump,
+    reads: dict[str, int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A stream that can be read only once (``<(zcat …)``, ``/dev/stdin``) is never hashed
-    first: it is decoded as it is read, and bytes already stored are found by their hash."""
+    first: it is decoded as it is read, named in the ledger by its hash (every ``<(…)`` is
+    some /dev/fd/N), and bytes already stored are found by their hash."""
     data = otlp.ndjson(otlp.request(otlp.span(1)), otlp.request(otlp.span(2)))
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    writer = _piped(fifo, data)
+    feeding = _piped(fifo, data)
     (source,) = import_paths(db, [fifo]).sources
-    writer.join(timeout=10)
+    feeding.join(timeout=10)
+    digest = hashlib.sha256(data).hexdigest()
     assert source.outcome == "imported" and source.bytes == len(data) and reads == {"pipe": 1}
-    assert _ledger(db) == [("pipe", hashlib.sha256(data).hexdigest(), len(data))]
+    assert source.path == f"{fifo} (pipe {digest[:12]})"
+    assert _ledger(db) == [(f"pipe (pipe {digest[:12]})", digest, len(data))]
     before = dump(db)
-    writer = _piped(fifo, data)
+    monkeypatch.setattr(writer, "COMMIT_ROWS", 1)  # committed groups are undone too
+    feeding = _piped(fifo, data)
     (again,) = import_paths(db, [fifo]).sources
-    writer.join(timeout=10)
+    feeding.join(timeout=10)
     assert again.outcome == "unchanged" and reads == {"pipe": 2}
     assert dump(db) == before
+
+
+def test_only_the_import_takes_a_pipe(tmp_path: Path) -> None:
+    """Scale-out reads each file by its path on other machines: a pipe is no file there."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert imports.plan([fifo, fifo], pipes=True)[0] == [fifo]  # named twice: read once
+    files, missing, _ = imports.plan([fifo])
+    assert files == [] and [m.path for m in missing] == [str(fifo)]

@@ -105,13 +105,16 @@ class ImportReport:
         return counts
 
 
-def plan(paths: Iterable[str | Path]) -> tuple[list[Path], list[SourceResult], list[Skipped]]:
-    """The files to read, a rejected result for every pattern that matched nothing, and the
-    entries of named directories that are not read (not an export's name, a dangling link)."""
+def plan(
+    paths: Iterable[str | Path], *, pipes: bool = False
+) -> tuple[list[Path], list[SourceResult], list[Skipped]]:
+    """The files to read (named pipes too, with ``pipes``), a rejected result for every
+    pattern that matched nothing, and the entries of named directories that are not read
+    (not an export's name, a dangling link)."""
     files: list[Path] = []
     missing: list[SourceResult] = []
     skipped: list[Skipped] = []
-    for item in expand_paths(paths):
+    for item in expand_paths(paths, pipes=pipes):
         if isinstance(item, Missing):
             missing.append(_rejected(item.pattern, Code.E_UNREADABLE, item.why))
         elif isinstance(item, Skipped):
@@ -135,7 +138,7 @@ def import_paths(
     """
     options = options or ImportOptions()
     progress = _watcher(on_progress)
-    files, missing, skipped = plan(paths)
+    files, missing, skipped = plan(paths, pipes=True)
     report = ImportReport(sources=missing, skipped=skipped)
     if options.derive:
         report.completed = derive_pending(db, progress)
@@ -270,6 +273,8 @@ def import_file(
             if db.has_source(decoded.sha256):  # the file grew or shrank to stored bytes
                 writer.abort()
                 return _unchanged(db, name, decoded.sha256, decoded.bytes_raw, options)
+            if size is None:  # a pipe: its path names no bytes, its hash does
+                name = decoded.source = writer.path = f"{name} (pipe {decoded.sha256[:12]})"
             result = _verdict(decoded, options)
             if result.error is not None:
                 writer.abort()

@@ -181,6 +181,7 @@ class SourceWriter:
         if self._gathered:  # the last group: committed with the ledger row
             self._write_gathered()
         con, params = self.con, self.params
+        params["path"] = self.path  # named once the bytes are read (a pipe: by its hash)
         params.update(self._ledger(ledger))
         params["analyzer_version"] = analyzer
         pending = pa.table({"trace_id": pa.array(trace_ids, TRACE_ID)})

@@ -44,12 +44,15 @@ class Skipped:
     why: str = NOT_AN_EXPORT_NAME
 
 
-def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skipped]:
+def expand_paths(
+    patterns: Iterable[str | Path], *, pipes: bool = False
+) -> list[Path | Missing | Skipped]:
     """Files named by ``patterns`` (files, directories, globs), each once, in reading order.
 
     A directory yields its export files (by suffix, hidden ones aside); its other files come
-    back as ``Skipped``, and a directory without a single export file as ``Missing``. A named
-    pipe is read as it is, once."""
+    back as ``Skipped``, and a directory without a single export file as ``Missing``. With
+    ``pipes``, a named pipe (``<(zcat …)``, ``/dev/stdin``) is a source too, read once as it
+    streams (a reader that opens a path twice or elsewhere — scale-out — cannot take one)."""
     out: list[Path | Missing | Skipped] = []
     seen: set[Path] = set()
     for pattern in patterns:
@@ -65,11 +68,8 @@ def expand_paths(patterns: Iterable[str | Path]) -> list[Path | Missing | Skippe
                 suffixes = " ".join(sorted(EXPORT_SUFFIXES))
                 out.append(Missing(text, f"no export files in this directory ({suffixes})"))
                 continue
-        elif path.is_file():
+        elif path.is_file() or (pipes and path.is_fifo()):  # a pipe named on purpose
             found = [path]
-        elif path.is_fifo():  # a pipe named on purpose (``<(zcat …)``, ``/dev/stdin``): read once
-            out.append(path)
-            continue
         elif path.is_symlink():  # named, but its target is gone
             out.append(Missing(text, _dangling(path).why))
             continue

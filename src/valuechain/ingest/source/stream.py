@@ -74,14 +74,16 @@ class SourceStream:
             merger.problem(unpacker.problem, unpacker.message or "")
             if unpacker.problem in (Code.E_TRUNCATED_COMPRESSION, Code.E_TOO_LARGE):
                 _blame_the_cut(merger, unpacker.problem, unpacker.message or "")
-        for _ in self._hashed():  # what a rejection or the cap left unread is still the source's
-            pass
-        merger.out.sha256 = self._digest.hexdigest()
-        self._result = merger.finish(
+        decoded = merger.finish(
             unpacker.compression,
             framer.framing if framer.streamed else None,
             unpacker.bytes_out,
         )
+        if decoded.status != "rejected":  # the rest is still the source's (never stored else)
+            for _ in self._hashed():
+                pass
+        decoded.sha256 = self._digest.hexdigest()
+        self._result = decoded
 
     def _hashed(self) -> Iterator[bytes]:
         for chunk in self.chunks:
