@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import valuechain
-from valuechain.pipeline.imports import PART_DECODER
+from valuechain.pipeline.decode_pool import PART_DECODER
 
 _PROBE = """
 import sys

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from valuechain.pipeline import follow as following
+from valuechain.pipeline.decode_pool import DecodePool
 from valuechain.pipeline.follow import Follower
-from valuechain.pipeline.imports import DecodePool, ImportOptions, import_paths
+from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database
 from valuechain.store.consistency import ledger_mismatches
 from valuechain.synth import SynthConfig, write_export

@@ -31,8 +31,9 @@ from typing import Any
 import duckdb
 
 from valuechain.ingest.source.read import expand_paths, rotated_name
+from valuechain.pipeline.decode_pool import DecodePool
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
-from valuechain.pipeline.imports import DecodePool, ImportOptions, SourceResult, import_file
+from valuechain.pipeline.imports import ImportOptions, SourceResult, import_file
 from valuechain.store import Database, sqlfiles
 
 _LOAD = "store/400_follow_files.sql"
