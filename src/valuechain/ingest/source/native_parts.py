@@ -65,15 +65,17 @@ def document(table: pa.Table, options: DecodeOptions) -> native.Decoded | set[in
 
     with ThreadPoolExecutor(len(runs), thread_name_prefix="document") as pool:
         results = list(pool.map(decoded, runs))
-    rows = dict.fromkeys(ROW_TABLES, 0)
-    joined: list[dict[str, pa.Table]] = []
+    done: list[native.Decoded] = []
     for result in results:
         if not isinstance(result, native.Decoded):
             return result
+        done.append(result)
+    rows = dict.fromkeys(ROW_TABLES, 0)
+    joined: list[dict[str, pa.Table]] = []
+    for result in done:  # row ids continue, as the decode of the whole numbers them
         joined.append(rebase(result.tables, rows, 0))
         for name in ROW_TABLES:
             rows[name] += result.tables[name].num_rows
-    done = [r for r in results if isinstance(r, native.Decoded)]
     return native.Decoded(
         {name: pa.concat_tables([t[name] for t in joined]) for name in joined[0]},
         sum(r.spans for r in done),
