@@ -35,7 +35,8 @@ class DecodeOptions:
     # cores (``python -m bench ingest``)
     native: bool = True
     native_parts: bool = True
-    # workers decoding the parts of a large source. 0 (the library default) decodes in this
+    # workers decoding the parts of a large source (and threads decoding a large single
+    # document, a run of its resourceSpans each). 0 (the library default) decodes in this
     # process; the CLI uses 2. Worker processes re-import the caller's main module, so a script
     # that asks for them must guard its entry point (``if __name__ == "__main__":``).
     workers: int = 0
