@@ -8,7 +8,6 @@ the store or the file system. A source that cannot be imported at all comes back
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,7 +37,7 @@ def decode_export(
             value.obj, value.invalid_utf8 = scrub_surrogates(data)
         part = RecordDecoder(options)
         part.run_values([value])
-        merger = SourceMerger(source, hashlib.sha256(b"").hexdigest(), 0, options, keep=True)
+        merger = SourceMerger(source, options, keep=True)
         merger.add(part.result())
         return merger.finish()
     stream = SourceStream(_pieces(data), source, options)

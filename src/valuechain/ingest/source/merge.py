@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
@@ -66,6 +67,9 @@ def _shift(table: pa.Table, column: str, offset: int) -> pa.Table:
     return table.set_column(position, fld, shifted)
 
 
+NO_BYTES_SHA256 = hashlib.sha256(b"").hexdigest()
+
+
 class SourceMerger:
     """Folds the parts of one source, in order, into one source's rows, issues and accounting.
 
@@ -75,16 +79,9 @@ class SourceMerger:
     status, flavour and rejection are decided once, at the end.
     """
 
-    def __init__(
-        self,
-        source: str,
-        sha256: str,
-        bytes_raw: int,
-        options: DecodeOptions,
-        *,
-        keep: bool = False,
-    ) -> None:
-        self.out = DecodedSource(source, sha256, bytes_raw)
+    def __init__(self, source: str, options: DecodeOptions, *, keep: bool = False) -> None:
+        # no bytes yet: whoever reads them records their sha256 and size (``SourceStream``)
+        self.out = DecodedSource(source, NO_BYTES_SHA256, 0)
         self.options = options
         self.keep = keep  # keep every batch's tables (decode_export) rather than stream them
         self.kept: list[dict[str, pa.Table]] = []

@@ -50,10 +50,10 @@ def document(table: pa.Table, options: DecodeOptions) -> native.Decoded | set[in
     GIL), each a contiguous run of its ``resourceSpans`` items of about the same number of
     spans, joined as one decode of the whole gives them: a large single-document export uses
     both cores where NDJSON lines are cut into parts. Anything one run refuses refuses it."""
-    runs = _resource_runs(table, max(1, options.workers))
+    requests = table.column("resourceSpans").combine_chunks()
+    runs = _resource_runs(requests, max(1, options.workers))
     if len(runs) == 1:
         return native.decode(table, options.large_value_threshold)
-    requests = table.column("resourceSpans").combine_chunks()
     items = pc.list_flatten(requests)
 
     def decoded(run: tuple[int, int]) -> native.Decoded | set[int]:
@@ -83,10 +83,9 @@ def document(table: pa.Table, options: DecodeOptions) -> native.Decoded | set[in
     )
 
 
-def _resource_runs(table: pa.Table, workers: int) -> list[tuple[int, int]]:
-    """[first, end) item ranges of the document's ``resourceSpans`` list, at most ``workers``
-    of them, cut where the running count of spans crosses each equal share."""
-    requests = table.column("resourceSpans").combine_chunks()
+def _resource_runs(requests: pa.Array, workers: int) -> list[tuple[int, int]]:
+    """[first, end) item ranges of the one document's ``resourceSpans`` list (``requests``),
+    at most ``workers`` of them, cut where the running count of spans crosses each share."""
     count = pc.list_value_length(requests)[0].as_py() or 0
     if workers < 2 or count < 2:
         return [(0, count)]

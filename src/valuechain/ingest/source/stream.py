@@ -47,7 +47,7 @@ class SourceStream:
         self.executor = executor
         self.ahead = max(1, ahead or PARTS_AHEAD_PER_WORKER * max(1, options.workers))
         self.keep = False
-        self.merger = SourceMerger(source, "", 0, options)
+        self.merger = SourceMerger(source, options)
         self._digest = hashlib.sha256()
         self._result: DecodedSource | None = None
 
