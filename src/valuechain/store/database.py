@@ -202,7 +202,8 @@ class Database(EvidenceReads):
 
     def has_source(self, sha256: str) -> bool:
         """Whether bytes with this sha256 were imported already."""
-        row = self.fetch_one("SELECT count(*) FROM core.sources WHERE sha256 = $s", {"s": sha256})
+        sql = sqlfiles.statement("ingest/022_stored_sha256.sql")
+        row = self.fetch_one(sql.text, sql.bind({"sha256": sha256}))
         return bool(row and row[0])
 
     def has_source_of_size(self, bytes_raw: int) -> bool:
