@@ -84,12 +84,8 @@ def test_a_synthetic_export_takes_the_native_path_whole_and_in_parts(tmp_path: P
     assert native.native_records == 1
 
 
-def test_a_large_document_is_decoded_by_the_workers_a_run_of_resources_each(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A single document over one batch is cut between its resourceSpans items of about the
-    same number of spans, each run decoded by a thread, joined as one decode gives them."""
-    data = write_export(tmp_path / "c.json", SynthConfig(runs=5, seed=6)).path.read_bytes()
+def _first_resources(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ``first_resource`` of every native decode, as they happen."""
     firsts: list[int] = []
     original = otlp_native.decode
 
@@ -98,9 +94,41 @@ def test_a_large_document_is_decoded_by_the_workers_a_run_of_resources_each(
         return original(table, threshold, first_resource)
 
     monkeypatch.setattr(otlp_native, "decode", decode)
+    return firsts
+
+
+def test_a_large_document_streams_in_runs_of_its_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A single document over one batch is cut between its resourceSpans items (one per run
+    here): the runs of items, each decoded on its own, read as the whole document."""
+    data = write_export(tmp_path / "c.json", SynthConfig(runs=5, seed=6)).path.read_bytes()
+    firsts = _first_resources(monkeypatch)
+    for workers in (0, 2):
+        firsts.clear()
+        native, exact = _paths(data, "c.json", batch_bytes=1_000, workers=workers)
+        _identical(native, exact)
+        assert native.native_records == 1
+        assert len(firsts) > 1 and firsts == sorted(set(firsts)) and firsts[0] == 0
+
+
+def test_a_document_refused_in_items_is_read_again_whole_by_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An item that does not start with its resource is not counted where the document is cut,
+    so the decoder refuses the run holding it; the document is read again whole and cut
+    between its items of about the same number of spans, each run decoded by a thread."""
+    path = write_export(tmp_path / "c.json", SynthConfig(runs=5, seed=6)).path
+    request = orjson.loads(path.read_bytes())
+    item = request["resourceSpans"][3]
+    request["resourceSpans"][3] = {"scopeSpans": item["scopeSpans"], "resource": item["resource"]}
+    data = orjson.dumps(request)
+    firsts = _first_resources(monkeypatch)
     native, exact = _paths(data, "c.json", batch_bytes=1_000, workers=2)
     _identical(native, exact)
-    assert native.native_records == 1 and sorted(firsts) == [0, 3]  # 5 runs' resources: 3 + 2
+    assert native.native_records == 1
+    assert len(firsts) > 2 and firsts[0] == 0  # a run decoded before the refused one ...
+    assert sorted(firsts[-2:]) == [0, 3]  # ... then the whole document: 5 runs, 3 + 2
 
 
 @pytest.mark.parametrize(

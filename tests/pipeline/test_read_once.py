@@ -9,16 +9,20 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
 import pytest
 
-from valuechain.ingest.decode import decode_export
+from valuechain.ingest.decode import DecodeOptions, decode_export
+from valuechain.ingest.source import parts
 from valuechain.pipeline import imports
-from valuechain.pipeline.imports import import_paths
+from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database, writer
+from valuechain.synth import SynthConfig, write_export
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
 Dump = Callable[[Database], dict[str, list[tuple[Any, ...]]]]
@@ -157,3 +161,73 @@ def test_only_the_import_takes_a_pipe(tmp_path: Path) -> None:
     assert imports.plan([fifo, fifo], pipes=True)[0] == [fifo]  # named twice: read once
     files, missing, _ = imports.plan([fifo])
     assert files == [] and [m.path for m in missing] == [str(fifo)]
+
+
+def _timeless(tables: dict[str, list[tuple[Any, ...]]]) -> dict[str, list[tuple[Any, ...]]]:
+    """A store's rows without the times it was written at (two stores written one by one)."""
+    return {
+        name: [tuple(v for v in row if not isinstance(v, datetime)) for row in rows]
+        for name, rows in tables.items()
+    }
+
+
+def _document_items(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each run of a document's items the decoder was given was refused."""
+    refusals: list[bool] = []
+    original = parts.document_items
+
+    def counted(part: Any, options: Any) -> Any:
+        result = original(part, options)
+        refusals.append(result.refused)
+        return result
+
+    monkeypatch.setattr(parts, "document_items", counted)
+    return refusals
+
+
+@pytest.mark.parametrize("refused", [False, True], ids=["streamed", "refused"])
+def test_a_large_document_streams_in_runs_of_items_or_is_read_again_whole(
+    tmp_path: Path,
+    dump: Dump,
+    reads: dict[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+    refused: bool,
+) -> None:
+    """A single document over a batch streams in runs of its resourceSpans items, read once;
+    when the decoder refuses a run (here an item that starts with its scopeSpans), every batch
+    written is undone and the file is read again, whole. Either way the store is the one the
+    whole document gives."""
+    path = write_export(tmp_path / "doc.json", SynthConfig(runs=3, seed=7)).path
+    if refused:
+        request = orjson.loads(path.read_bytes())
+        item = request["resourceSpans"][2]
+        request["resourceSpans"][2] = {"scopeSpans": item["scopeSpans"], **item}
+        path.write_bytes(orjson.dumps(request))
+    monkeypatch.setattr(writer, "COMMIT_ROWS", 1)  # committed groups are undone too
+    refusals = _document_items(monkeypatch)
+    with Database(tmp_path / "streamed.duckdb") as db:
+        decode = DecodeOptions(batch_bytes=50_000, workers=2)
+        (source,) = import_paths(db, [path], ImportOptions(decode=decode, derive=False)).sources
+        streamed = _timeless(dump(db))
+    assert source.outcome == "imported"
+    assert len(refusals) > 1 and refusals.count(True) == refused  # in the order they end
+    assert reads == {"doc.json": 2 if refused else 1}
+    with Database(tmp_path / "whole.duckdb") as db:
+        whole = DecodeOptions(batch_bytes=1 << 30)
+        import_paths(db, [path], ImportOptions(decode=whole, derive=False))
+        assert _timeless(dump(db)) == streamed
+
+
+def test_a_large_document_through_a_pipe_is_read_once_whole(
+    db: Database, tmp_path: Path, reads: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pipe cannot be read again should the decoder refuse a run of items: it is read whole."""
+    data = write_export(tmp_path / "doc.json", SynthConfig(runs=2, seed=7)).path.read_bytes()
+    refusals = _document_items(monkeypatch)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    feeding = _piped(fifo, data)
+    decode = DecodeOptions(batch_bytes=50_000)
+    (source,) = import_paths(db, [fifo], ImportOptions(decode=decode, derive=False)).sources
+    feeding.join(timeout=10)
+    assert source.outcome == "imported" and reads == {"pipe": 1} and refusals == []

@@ -21,6 +21,7 @@ import duckdb
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
+from valuechain.ingest.bytes.items import DocumentRefused
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
@@ -185,6 +186,9 @@ def import_file(
     file hashed first, so that a re-import of the same bytes is ``unchanged`` at the cost of
     one read rather than a decode. A source that turns out rejected (or fails ``strict``),
     already stored after all, or any failure on the way, undoes every batch already written.
+    A single document larger than a batch streams in runs of its items; in the rare case that
+    the native path refuses one (an item whose first key is not ``resource``, a ``null``
+    token, …), its batches are undone and the file is read a second time, whole.
     """
     name = name or str(path)
     progress = progress or Silent()
@@ -199,34 +203,54 @@ def import_file(
         return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
     executor = pool.executor_for(size, options.decode) if pool is not None else None
     piece = min(options.decode.batch_bytes, READ_CHUNK)
-    progress.start(Phase.DECODE, size, label or path.name)
-    chunks = _chunks(path, byte_range, piece, progress.advance)
-    stream = SourceStream(chunks, name, options.decode, executor)
-    try:
-        with SourceWriter(db, name, import_id) as writer:
-            for batch in stream:
-                writer.add(batch.tables, batch.issues)
-            decoded = stream.result
-            if db.has_source(decoded.sha256):  # the file grew or shrank to stored bytes
-                writer.abort()
-                return _unchanged(db, name, decoded.sha256, decoded.bytes_raw, options)
-            if size is None:  # a pipe: its path names no bytes, its hash does
-                name = decoded.source = writer.path = f"{name} (pipe {decoded.sha256[:12]})"
-            result = _verdict(decoded, options)
-            if result.error is not None:
-                writer.abort()
-                return result
-            trace_ids = tuple(sorted(stream.merger.trace_ids))
-            progress.start(Phase.COMMIT, None, label or path.name)
-            committed = writer.finish(
-                decoded.ledger(),
-                stream.merger.closing_issues(),
-                trace_ids,
-                options.analyzer,
-                then=then,
-            )
-    except OSError as exc:
-        return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
+    shown = label or path.name
+    documents = size is not None  # a pipe cannot be read again: its documents are read whole
+    while True:
+        progress.start(Phase.DECODE, size, shown)
+        chunks = _chunks(path, byte_range, piece, progress.advance)
+        stream = SourceStream(chunks, name, options.decode, executor, documents=documents)
+        try:
+            return _write_source(db, stream, size, import_id, options, then, progress, shown)
+        except DocumentRefused:  # every batch written is undone: read it again, whole
+            documents = False
+        except OSError as exc:
+            return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
+
+
+def _write_source(
+    db: Database,
+    stream: SourceStream,
+    size: int | None,
+    import_id: int,
+    options: ImportOptions,
+    then: Callable[[duckdb.DuckDBPyConnection], object] | None,
+    progress: ImportProgress,
+    label: str,
+) -> SourceResult:
+    """Write one source's batches as the stream decodes them, then commit or undo it."""
+    name = stream.merger.out.source
+    with SourceWriter(db, name, import_id) as writer:
+        for batch in stream:
+            writer.add(batch.tables, batch.issues)
+        decoded = stream.result
+        if db.has_source(decoded.sha256):  # the file grew or shrank to stored bytes
+            writer.abort()
+            return _unchanged(db, name, decoded.sha256, decoded.bytes_raw, options)
+        if size is None:  # a pipe: its path names no bytes, its hash does
+            name = decoded.source = writer.path = f"{name} (pipe {decoded.sha256[:12]})"
+        result = _verdict(decoded, options)
+        if result.error is not None:
+            writer.abort()
+            return result
+        trace_ids = tuple(sorted(stream.merger.trace_ids))
+        progress.start(Phase.COMMIT, None, label)
+        committed = writer.finish(
+            decoded.ledger(),
+            stream.merger.closing_issues(),
+            trace_ids,
+            options.analyzer,
+            then=then,
+        )
     return _committed(result, decoded, committed, trace_ids)
 
 

@@ -6,11 +6,13 @@ independently, in bounded memory, by any process:
 - ``Lines``: whole NDJSON lines (the collector's ``json`` framing), cut every ~``batch_bytes``.
 - ``Records``: whole length-prefixed records (4-byte big-endian length, then a protobuf
   message, a zstd frame holding one — the collector's *legacy* compression — or JSON).
+- ``Items``: runs of the ``resourceSpans`` items of a single JSON document larger than a
+  batch, cut between items (``items``), when the reader can read the source again should the
+  decoder refuse a run (``documents=True``; then the whole source is read as ``Whole``).
 - ``Whole``: the whole body, for everything else: a source that fits in one batch (so small
-  sources take exactly the one-shot path), a single JSON document, concatenated
+  sources take exactly the one-shot path), a single JSON document read whole, concatenated
   pretty-printed documents, a stream whose first line is not a JSON value, and a bare ``.pb``
-  request. A single document has to be parsed whole anyway; this is the one place memory is
-  not bounded by the batch size.
+  request. This is the one place memory is not bounded by the batch size.
 
 Cuts never split a record. NDJSON parts are cut before the last non-blank line seen, so every
 part but the final one is followed by another record and only the final part can end in a
@@ -24,6 +26,7 @@ import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from valuechain.ingest.bytes import items
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC
 from valuechain.ingest.bytes.json_values import BOM, parses, skip_space
 
@@ -49,11 +52,20 @@ class Records:
 
 
 @dataclass(frozen=True, slots=True)
+class Items:
+    data: bytes  # whole items of the document's resourceSpans list, without the list's brackets
+    start: int  # byte offset of data[0] in the decompressed source
+    first_item: int  # the list index of the first item
+    items: int  # the item starts counted in ``data`` (``items.count``)
+    final: bool  # the document's last items
+
+
+@dataclass(frozen=True, slots=True)
 class Whole:
     data: bytes
 
 
-Part = Lines | Records | Whole
+Part = Lines | Records | Items | Whole
 
 
 def length_prefixed(head: bytes) -> bool:
@@ -86,9 +98,16 @@ def iter_records(data: bytes, start: int) -> Iterator[tuple[int, int, int]]:
 class Framer:
     """The parts of one decompressed source, read from ``chunks`` a batch at a time."""
 
-    def __init__(self, chunks: Iterable[bytes], batch_bytes: int = DEFAULT_BATCH_BYTES) -> None:
+    def __init__(
+        self,
+        chunks: Iterable[bytes],
+        batch_bytes: int = DEFAULT_BATCH_BYTES,
+        *,
+        documents: bool = False,
+    ) -> None:
         self._chunks = iter(chunks)
         self.batch_bytes = max(batch_bytes, 1)
+        self.documents = documents  # a single document over a batch is cut between its items
         self.framing = "single"  # single | stream | length-prefixed (final after iteration)
         self.streamed = False  # whether the source was read in several parts
 
@@ -108,7 +127,10 @@ class Framer:
             return
         start = len(BOM) if buf.startswith(BOM) else 0
         first = skip_space(buf, start)
-        if first < len(buf) and buf[first] in (0x7B, 0x5B):  # { or [
+        head = items.HEAD.match(buf, start) if self.documents else None
+        if head is not None and not _first_line_parses(buf, first):
+            yield from self._items(buf, head.end())
+        elif first < len(buf) and buf[first] in (0x7B, 0x5B):  # { or [
             yield from self._lines(buf, start, first)
         elif length_prefixed(bytes(buf[:64])):
             yield from self._records(buf)
@@ -152,6 +174,32 @@ class Framer:
             offset += len(data)
             line_no += data.count(b"\n")
 
+    # ------------------------------------------------------------------ a single document
+    def _items(self, buf: bytearray, begin: int) -> Iterator[Part]:
+        """A document cut between its ``resourceSpans`` items, every part about a batch.
+
+        Raises:
+            items.DocumentRefused: it does not end as one document (the reader reads it whole).
+        """
+        self.framing, self.streamed = "single", True
+        del buf[:begin]
+        offset, first_item = begin, 0
+        while True:
+            cut = -1
+            if self._fill(buf, self.batch_bytes + 1):
+                cut = items.last_start(buf)
+                while cut <= 0 and self._fill(buf, len(buf) + self.batch_bytes):
+                    cut = items.last_start(buf)  # one item longer than a batch: read on
+            if cut <= 0:  # the input's end: the last items
+                data = items.closed(buf)
+                yield Items(data, offset, first_item, items.count(data), True)
+                return
+            data = items.separated(buf, cut)
+            found = items.count(data)
+            yield Items(data, offset, first_item, found, False)
+            del buf[:cut]
+            offset, first_item = offset + cut, first_item + found
+
     # ------------------------------------------------------------------ length-prefixed
     def _records(self, buf: bytearray) -> Iterator[Part]:
         self.framing, self.streamed = "length-prefixed", True
@@ -174,6 +222,12 @@ class Framer:
             del buf[:pos]
             yield Records(data, offset, False)
             offset += len(data)
+
+
+def _first_line_parses(buf: bytearray, first: int) -> bool:
+    """Whether the first line is whole in ``buf`` and one JSON value (NDJSON, not a document)."""
+    end = buf.find(b"\n", first)
+    return end >= 0 and parses(bytes(buf[first:end]))
 
 
 def _complete(buf: bytearray, limit: int) -> int:

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuechain.contract.ledger import Accounting
-from valuechain.ingest.bytes import framing
+from valuechain.ingest.bytes import framing, items
 from valuechain.ingest.otlp import native
 from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.merge import ROW_TABLES, rebase
@@ -81,6 +81,24 @@ def document(table: pa.Table, options: DecodeOptions) -> native.Decoded | set[in
         sum(r.spans for r in done),
         sum(r.attributes for r in done),
     )
+
+
+def document_items(part: framing.Items, options: DecodeOptions) -> PartResult:
+    """Items of a document cut by the framer, decoded as the whole document's decode gives
+    them (its record, their list indexes), or ``refused``: they do not parse, their number is
+    not the one counted, or the native path refuses them — the source is then read whole."""
+    data = part.data
+    table = None
+    if valid_utf8(data) and not any(t in data for t in REFUSED_TOKENS):
+        table = native.parse(items.OPEN + data + items.CLOSE, document=True)
+    if table is not None and table.num_rows == 1:
+        found = pc.list_value_length(table.column("resourceSpans"))[0].as_py()
+        if found == part.items:
+            threshold = options.large_value_threshold
+            decoded = native.decode(table, threshold, first_resource=part.first_item)
+            if isinstance(decoded, native.Decoded):  # the document, one record, ends here
+                return native_result(decoded, 1 if part.final else 0)
+    return PartResult({}, [], Accounting(), set(), refused=True)
 
 
 def _resource_runs(requests: pa.Array, workers: int) -> list[tuple[int, int]]:

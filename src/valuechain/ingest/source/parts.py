@@ -28,6 +28,7 @@ from valuechain.ingest.source.native_parts import (
     REFUSED_TOKENS,
     LineRuns,
     document,
+    document_items,
     native_result,
     valid_utf8,
 )
@@ -244,6 +245,8 @@ def decode_part(part: framing.Part, options: DecodeOptions) -> PartResult:
     enabled = gc.isenabled()
     gc.disable()
     try:
+        if isinstance(part, framing.Items):  # only ever framed for the native path
+            return document_items(part, options)
         if options.native and options.fast:
             if isinstance(part, framing.Whole) and not options.native_parts:
                 single = PartDecoder(replace(options, native=False))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 
 from valuechain.contract.issues import HINTS, Code
 from valuechain.ingest.bytes import framing
 from valuechain.ingest.bytes.compression import Unpacker
+from valuechain.ingest.bytes.items import DocumentRefused
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import Batch, SourceMerger
 from valuechain.ingest.source.parts import decode_part
@@ -32,6 +34,11 @@ class SourceStream:
     sha256 and size are those of the very bytes decoded, read once. With an ``executor``
     (a pool) up to ``ahead`` parts are decoded in parallel while the caller commits earlier
     batches; results are consumed strictly in order.
+
+    With ``documents``, a single document larger than a batch is framed as runs of its items
+    (``framing.Items``) and streams as NDJSON does; if the decoder refuses a run, iterating
+    raises ``DocumentRefused`` and the caller reads the source again with ``documents=False``
+    (whole, as the reference reads it) — so only a caller that can read the bytes twice asks.
     """
 
     def __init__(
@@ -41,9 +48,12 @@ class SourceStream:
         options: DecodeOptions,
         executor: Executor | None = None,
         ahead: int | None = None,
+        *,
+        documents: bool = False,
     ) -> None:
         self.chunks = iter(chunks)  # read once, by the decode and then by the drain
         self.options = options
+        self.documents = documents and options.native and options.fast and options.native_parts
         self.executor = executor
         self.ahead = max(1, ahead or PARTS_AHEAD_PER_WORKER * max(1, options.workers))
         self.keep = False
@@ -61,9 +71,11 @@ class SourceStream:
         merger = self.merger
         merger.keep = self.keep
         unpacker = Unpacker(self._hashed(), self.options.max_decompressed_bytes)
-        framer = framing.Framer(unpacker, self.options.batch_bytes)
+        framer = framing.Framer(unpacker, self.options.batch_bytes, documents=self.documents)
         cap = self.options.max_decompressed_bytes
         for result in self._decoded(iter(framer)):
+            if result.refused:
+                raise DocumentRefused("the native path refused a run of the document's items")
             yield merger.add(result)
             if unpacker.bytes_out + merger.extra_decoded > cap and merger.zstd_records:
                 merger.problem(
@@ -96,14 +108,24 @@ class SourceStream:
             for part in parts:
                 yield decode_part(part, self.options)
             return
-        pending: list[Future[PartResult]] = []
+        pending: deque[tuple[Future[PartResult], int]] = deque()
         submit: Callable[..., Future[PartResult]] = self.executor.submit
-        for part in parts:
-            pending.append(submit(decode_part, part, self.options))
-            if len(pending) > self.ahead:
-                yield pending.pop(0).result()
-        while pending:
-            yield pending.pop(0).result()
+        # bytes in flight are bounded too: parts are about a batch each, but a run of a
+        # document's items (or one long line or record) can be many batches
+        budget, held = (self.ahead + 1) * self.options.batch_bytes, 0
+        try:
+            for part in parts:
+                pending.append((submit(decode_part, part, self.options), len(part.data)))
+                held += len(part.data)
+                while len(pending) > self.ahead or (held > budget and len(pending) > 1):
+                    future, size = pending.popleft()
+                    held -= size
+                    yield future.result()
+            while pending:
+                yield pending.popleft()[0].result()
+        finally:  # cut short (a refused document, a failed write): nothing more to decode
+            for future, _ in pending:
+                future.cancel()
 
 
 def _blame_the_cut(merger: SourceMerger, code: Code, cut: str) -> None:

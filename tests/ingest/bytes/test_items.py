@@ -1,0 +1,130 @@
+"""A single document cut between its resourceSpans items (`bytes/items.py`, `Framer`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ingest_checks import same
+
+from valuechain.ingest.bytes import framing, items
+from valuechain.ingest.bytes.items import DocumentRefused
+from valuechain.ingest.decode import DecodeOptions, decode_export
+
+
+def _item(n: int, *, pad: int = 0) -> dict[str, object]:
+    span = {"traceId": f"{n:032x}", "spanId": f"{n:016x}", "name": "x" * pad}
+    return {"resource": {"attributes": []}, "scopeSpans": [{"scope": {}, "spans": [span]}]}
+
+
+def _chunks(data: bytes, size: int) -> Iterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+def _parts(data: bytes, batch: int, chunk: int = 7) -> list[framing.Part]:
+    return list(framing.Framer(_chunks(data, chunk), batch, documents=True))
+
+
+def _items_of(parts: list[framing.Part]) -> list[object]:
+    """The items the parts hold, each part parsed as the decoder wraps it."""
+    found: list[object] = []
+    for part in parts:
+        assert isinstance(part, framing.Items)
+        request = orjson.loads(items.OPEN + part.data + items.CLOSE)
+        assert len(request["resourceSpans"]) == part.items
+        found.extend(request["resourceSpans"])
+    return found
+
+
+@pytest.mark.parametrize("indent", [False, True], ids=["compact", "pretty"])
+@pytest.mark.parametrize("batch", [40, 300, 1_000])
+def test_a_document_is_cut_between_its_items_and_nothing_is_lost(indent: bool, batch: int) -> None:
+    request = {"resourceSpans": [_item(n, pad=n * 30) for n in range(12)]}
+    data = orjson.dumps(request, option=orjson.OPT_INDENT_2 if indent else 0)
+    parts = _parts(data, batch)
+    assert len(parts) > 1 and all(isinstance(p, framing.Items) for p in parts)
+    assert _items_of(parts) == request["resourceSpans"]
+    firsts = [p.first_item for p in parts if isinstance(p, framing.Items)]
+    counts = [p.items for p in parts if isinstance(p, framing.Items)]
+    assert firsts == [sum(counts[:k]) for k in range(len(counts))]
+    assert [p.final for p in parts if isinstance(p, framing.Items)] == [False] * (
+        len(parts) - 1
+    ) + [True]
+
+
+@given(
+    st.lists(st.integers(0, 200), min_size=1, max_size=20),
+    st.integers(64, 2_000),  # the head of the document fits in the first batch read
+    st.integers(1, 500),
+)
+def test_any_document_reads_back_as_its_items(pads: list[int], batch: int, chunk: int) -> None:
+    request = {"resourceSpans": [_item(n, pad=pad) for n, pad in enumerate(pads)]}
+    data = b"\xef\xbb\xbf " + orjson.dumps(request)  # one line ended by a newline is NDJSON
+    parts = _parts(data, batch, chunk)
+    if len(data) <= batch:  # no more than one batch: read whole
+        assert parts == [framing.Whole(data)]
+        return
+    assert _items_of(parts) == request["resourceSpans"]
+
+
+def test_a_small_document_and_ndjson_are_not_cut() -> None:
+    one = orjson.dumps({"resourceSpans": [_item(1), _item(2)]})
+    assert _parts(one, 1 << 20) == [framing.Whole(one)]
+    ndjson = b"\n".join([one] * 50) + b"\n"  # the first line parses: records, not a document
+    assert all(isinstance(p, framing.Lines) for p in _parts(ndjson, 1_000))
+    assert all(isinstance(p, framing.Whole) for p in framing.Framer([one * 3], 10))
+
+
+TAILS = {
+    "after the document": b"]}, 1",
+    "cut in the list": b"]",
+    "ndjson": b"]}\n{}",
+    "another key": b'],"other":[]}',  # these end in "]}": the decoder refuses them
+    "cut in an item": b"",
+    "twice": b'],"resourceSpans":[]}',
+}
+
+
+def _document(tail: bytes) -> bytes:
+    return b'{"resourceSpans":[' + b",".join(orjson.dumps(_item(n)) for n in range(8)) + tail
+
+
+@pytest.mark.parametrize("tail", list(TAILS)[:3])
+def test_a_document_that_does_not_end_as_one_is_refused(tail: str) -> None:
+    with pytest.raises(DocumentRefused):
+        _parts(_document(TAILS[tail]), 100)
+
+
+@pytest.mark.parametrize("tail", list(TAILS))
+def test_a_refused_document_decodes_as_the_reference_reads_it_whole(tail: str) -> None:
+    data = _document(TAILS[tail])
+    streamed = decode_export(data, "d.json", DecodeOptions(batch_bytes=100))
+    exact = decode_export(data, "d.json", DecodeOptions(fast=False))
+    same(streamed, exact)
+    assert (streamed.status, streamed.issues) == (exact.status, exact.issues)
+
+
+def test_an_item_longer_than_a_batch_is_read_on() -> None:
+    request = {"resourceSpans": [_item(0), _item(1, pad=5_000), _item(2)]}
+    parts = _parts(orjson.dumps(request), 100, chunk=50)
+    assert _items_of(parts) == request["resourceSpans"]
+    assert max(len(p.data) for p in parts if isinstance(p, framing.Items)) > 5_000
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        (b'{"resource":{}},{"resource":{}}', 2),
+        (b'{"resource":{}} , \n{ "resource" : {}}', 2),
+        (b'{"scopeSpans":[],"resource":{}},{"resource":{}}', 1),  # another first key
+        (b'{"resource":{"x":[{"resource":1}]}}', 1),  # after a [ inside: not a start
+        (b'{"resource":{"k":"resource"}}', 1),  # a value, not a key
+        (b'{"resource":{"k":{"resource":1}}}', 1),  # after a colon: a value
+    ],
+)
+def test_item_starts_are_counted_where_they_can_only_be_starts(text: bytes, count: int) -> None:
+    assert items.count(text) == count
