@@ -19,11 +19,17 @@ from hypothesis import HealthCheck, settings
 from valuechain.ingest.decode import DecodedSource
 from valuechain.store import Database
 
-# Hypothesis profiles: ``ci`` (the default: quick, every run) and ``campaign`` (a long fuzzing
-# run outside CI: HYPOTHESIS_PROFILE=campaign make test, or pytest tests/robustness). A test's
+# Hypothesis profiles: ``ci`` (the default: quick, every run, the same examples each time, so
+# CI fails on a change and never by luck) and ``campaign`` (a long fuzzing run outside CI, new
+# examples each time: HYPOTHESIS_PROFILE=campaign make test, or pytest tests/robustness). A test's
 # own ``@settings(max_examples=…)`` still wins over either.
 settings.register_profile(
-    "ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci",
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
     "campaign",

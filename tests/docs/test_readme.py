@@ -134,6 +134,7 @@ def run_command(command: str, folder: Path) -> tuple[int, str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         check=False,
+        timeout=600,  # a command that hangs fails its test, never the whole run
     )
     return done.returncode, done.stdout.decode()
 

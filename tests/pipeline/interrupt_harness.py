@@ -238,6 +238,8 @@ def install(point: str, sig: signal.Signals) -> None:
         _before_call(maintenance, "log_operation", 1, interrupt)  # migrate
     elif point == "vacuum-copy":
         _when_work_file_written(interrupt)
+        # the watcher is a thread: under load it may wake late, never after the swap
+        _before_call(maintenance, "replace_durably", 1, lambda: time.sleep(600))
     elif point == "migrate-copy":  # the copy's migration, not the opens that create a store
         older = lambda _con, stored: stored is not None and stored < migrate.STORE_SCHEMA_VERSION  # noqa: E731
         _on_nth_call(migrate, "create", 1, older)(interrupt)

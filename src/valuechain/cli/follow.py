@@ -35,11 +35,15 @@ def run_follow(ctx: click.Context, directory: Path, interval: float, **options: 
     """Follow until Ctrl-C (or SIGTERM): the round under way finishes, then it stops; a
     second Ctrl-C interrupts at once (the unfinished source is undone, nothing half-written)."""
     stopping = threading.Event()
+    requested: list[int] = []
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
-        if stopping.is_set():
+        if requested:
             raise KeyboardInterrupt
-        stopping.set()
+        requested.append(signum)
+        # set from another thread: this handler runs on the main thread, which may be holding
+        # the event's lock inside `stopping.wait` (a lock it cannot take twice)
+        threading.Thread(target=stopping.set, daemon=True).start()
         aside("stopping after this round (Ctrl-C again to interrupt now)")
 
     previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
