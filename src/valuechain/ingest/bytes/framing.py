@@ -157,7 +157,10 @@ class Framer:
             return
         self.framing, self.streamed = "stream", True
         del buf[:start]
-        offset, line_no = start, 1
+        yield from self._line_parts(buf, start, 1)
+
+    def _line_parts(self, buf: bytearray, offset: int, line_no: int) -> Iterator[Part]:
+        """Parts of whole lines from ``buf`` on (it starts line ``line_no`` at ``offset``)."""
         while True:
             if not self._fill(buf, self.batch_bytes + 1):
                 yield Lines(bytes(buf), offset, line_no, True)
@@ -176,29 +179,40 @@ class Framer:
 
     # ------------------------------------------------------------------ a single document
     def _items(self, buf: bytearray, begin: int) -> Iterator[Part]:
-        """A document cut between its ``resourceSpans`` items, every part about a batch.
+        """A document cut between its ``resourceSpans`` items, every part about a batch. A
+        document on one line followed by more lines is NDJSON's first record: the other lines
+        follow as ``Lines``.
 
         Raises:
             items.DocumentRefused: it does not end as one document (the reader reads it whole).
         """
         self.framing, self.streamed = "single", True
         del buf[:begin]
-        offset, first_item = begin, 0
+        offset, first_item, newlines = begin, 0, 0
         while True:
-            cut = -1
-            if self._fill(buf, self.batch_bytes + 1):
-                cut = items.last_start(buf)
-                while cut <= 0 and self._fill(buf, len(buf) + self.batch_bytes):
-                    cut = items.last_start(buf)  # one item longer than a batch: read on
-            if cut <= 0:  # the input's end: the last items
-                data = items.closed(buf)
+            more = self._fill(buf, self.batch_bytes + 1)
+            end, cut = _document_end_or_cut(buf)
+            while more and end < 0 and cut <= 0:  # one item longer than a batch: read on
+                more = self._fill(buf, len(buf) + self.batch_bytes)
+                end, cut = _document_end_or_cut(buf)
+            if end >= 0 or cut <= 0:  # the document's last items
+                data = items.closed(buf[: end if end >= 0 else len(buf)])
                 yield Items(data, offset, first_item, items.count(data), True)
+                if end < 0:
+                    return
+                line_end = buf.index(b"\n", end) + 1
+                if newlines or buf.find(b"\n", 0, end) >= 0:  # concatenated documents
+                    raise items.DocumentRefused("a document followed by another one")
+                self.framing = "stream"
+                del buf[:line_end]
+                yield from self._line_parts(buf, offset + line_end, 2)
                 return
             data = items.separated(buf, cut)
             found = items.count(data)
             yield Items(data, offset, first_item, found, False)
             del buf[:cut]
             offset, first_item = offset + cut, first_item + found
+            newlines += data.count(b"\n")
 
     # ------------------------------------------------------------------ length-prefixed
     def _records(self, buf: bytearray) -> Iterator[Part]:
@@ -222,6 +236,13 @@ class Framer:
             del buf[:pos]
             yield Records(data, offset, False)
             offset += len(data)
+
+
+def _document_end_or_cut(buf: bytearray) -> tuple[int, int]:
+    """Where the document ends before another record (-1: not in ``buf``), else where the
+    next part may start (an item start; -1: none)."""
+    end = items.record_end(buf)
+    return end, -1 if end >= 0 else items.last_start(buf)
 
 
 def _first_line_parses(buf: bytearray, first: int) -> bool:

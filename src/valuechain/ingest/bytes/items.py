@@ -21,6 +21,9 @@ import re
 HEAD = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"resourceSpans"[ \t\r\n]*:[ \t\r\n]*\[[ \t\r\n]*')
 OPEN = b'{"resourceSpans":['
 CLOSE = b"]}"
+# a `}` at the end of a line, a `{` starting another: in JSON (no raw newline in a string)
+# only between two values at the top level — the document has ended, another record follows
+_NEXT_RECORD = re.compile(rb"\}[ \t\r]*\n[ \t\r\n]*\{")
 _KEY = b'"resource"'
 _SPACE = frozenset(b" \t\r\n")
 _COMMA, _COLON, _BRACE = 0x2C, 0x3A, 0x7B
@@ -74,6 +77,12 @@ def count(data: bytes | bytearray) -> int:
         found += _start(data, at) >= 0
         at = data.find(_KEY, at + len(_KEY))
     return found
+
+
+def record_end(data: bytes | bytearray) -> int:
+    """Just after the ``}`` that ends the document when another record follows (-1: none)."""
+    found = _NEXT_RECORD.search(data)
+    return found.start() + 1 if found is not None else -1
 
 
 def separated(data: bytes | bytearray, start: int) -> bytes:
