@@ -12,6 +12,10 @@ SQL), so the import does not dominate the setup. Over each store we time:
                        the RSS sum, which counts them once per process) is printed beside it
 - ``evidence``         the evidence adapter alone over one default batch of stored rows
 - ``analyzer``         the pure analyzer alone over that batch's inputs (one core)
+- ``read (floor)``     after the step, a bare read of what the step reads: the span and
+                       attribute columns the adapter takes, every row of the store, into Arrow
+- ``write (floor)``    the step's derived tables (Arrow, untimed) written into a fresh DuckDB
+                       file (``CREATE TABLE … AS``) and checkpointed: what the step writes
 - ``one run again``    after the step, `derive_traces` of one run's traces (what an import
                        or a follow round that touches one run costs): it should not grow with
                        the store; beside it, the listing of every trace's run it avoids
@@ -29,6 +33,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import duckdb
 
 from bench.common import console, tree_usage
 from bench.ingest_cpu import Measured, load_average, table
@@ -82,6 +88,55 @@ def parts(db: Database) -> tuple[Measured, Measured]:
     )
 
 
+_READ_FLOOR = (  # the columns of sql/evidence/010 and 020, without their joins and casts
+    "SELECT span_row, trace_id, span_id, parent_span_id, resource_row, source_id, name, kind, "
+    "start_time_unix_nano, end_time_unix_nano, status_code, mcp_app_role, oi_span_kind, "
+    "dropped_attributes_count, dup_group FROM core.spans",
+    "SELECT owner_type, owner_row, ordinal, key, value_type, string_value, int_value, "
+    "double_value, bool_value, json_value FROM core.attributes",
+)
+_DERIVED = (
+    "trials",
+    "stage_chain",
+    "trial_outcome",
+    "stage_measurements",
+    "trial_issues",
+    "setup_signals",
+    "trial_flags",
+    "derived_evidence",
+)
+
+
+def floors(db: Database, folder: Path, trials: int) -> tuple[Measured, Measured]:
+    """What the machine does with the step's bytes: read them, and write what it derived."""
+
+    def read() -> int:
+        for sql in _READ_FLOOR:
+            db.con.sql(sql).to_arrow_table()
+        return trials
+
+    derived = {name: db.con.sql(f"SELECT * FROM core.{name}").to_arrow_table() for name in _DERIVED}
+    target = folder / "write-floor.duckdb"
+
+    def write() -> int:
+        with duckdb.connect(str(target)) as con:
+            for name, rows in derived.items():
+                con.register("staged", rows)
+                con.execute(f"CREATE TABLE {name} AS SELECT * FROM staged")
+                con.unregister("staged")
+            con.execute("CHECKPOINT")
+        return trials
+
+    try:
+        return (
+            measured("read (floor)", read, trials / 1e6, "trials"),
+            measured("write (floor)", write, trials / 1e6, "trials"),
+        )
+    finally:
+        for path in (target, Path(f"{target}.wal")):
+            path.unlink(missing_ok=True)
+
+
 def one_run_again(db: Database) -> tuple[int, float, float, float]:
     """The first run's trials, and best of three (wall s): `derive_traces` of its traces, its
     run listing, and the listing of every trace's run."""
@@ -120,15 +175,33 @@ def measure(trials: int, folder: Path, imported: Measured) -> tuple[list[Measure
     )
     with Database(path) as db:
         run_trials, again, listed, whole = one_run_again(db)
+        read, write = floors(db, folder, n)
     console.print(
         f"one run ({run_trials:,} trials) derived again after the step: {again:.2f} s "
         f"wall; its run listing {listed:.3f} s, where listing every trace's run takes "
         f"{whole:.2f} s"
     )
-    timings = [imported, step, evidence, analyzer]
+    timings = [imported, step, evidence, analyzer, read, write]
     for path_ in (path, Path(f"{path}.wal")):
         path_.unlink(missing_ok=True)
     return timings, again
+
+
+def _against_floors(
+    step: Measured, evidence: Measured, analyzer: Measured, read: Measured, write: Measured
+) -> None:
+    """CPU µs a trial: the step beside its parts and floors, and what derive ÷ analyzer ≥ 0.33
+    leaves it (three times the analyzer's cost, by CPU)."""
+
+    def us(case: Measured) -> float:
+        return case.cpu / case.items * 1e6
+
+    console.print(
+        f"CPU µs a trial: derive step {us(step):.0f} — evidence {us(evidence):.0f}, analyzer "
+        f"{us(analyzer):.0f}; floors: read {us(read):.0f}, write {us(write):.0f}. derive / "
+        f"analyzer >= 0.33 leaves the step {3 * us(analyzer):.0f} µs a trial, "
+        f"{3 * us(analyzer) / us(read):.2f}x the bare read of its rows"
+    )
 
 
 def _per_cpu_s(case: Measured) -> float:
@@ -157,6 +230,7 @@ def run(size_mb: int) -> list[Measured]:
                 f"derive / analyzer = {step.items_per_s / analyzer.items_per_s:.2f} by wall, "
                 f"{_per_cpu_s(step) / _per_cpu_s(analyzer):.2f} by CPU (bar >= 0.33)"
             )
+            _against_floors(*timings[1:])
             found.append(timings)
     if len(found) > 1:
         small, large = found[0][1], found[-1][1]
