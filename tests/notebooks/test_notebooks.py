@@ -62,6 +62,7 @@ def test_runs_headlessly_without_error(path: Path, tmp_path: Path) -> None:
     client = NotebookClient(
         book,
         timeout=600,
+        startup_timeout=180,  # a kernel's start on a busy two-core machine
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
     )

@@ -68,6 +68,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
             viewport={"width": 1280, "height": 900},
         )
         context.set_default_timeout(5_000)  # a missing element fails fast
+        context.set_default_navigation_timeout(60_000)  # a page load on a busy machine does not
         try:
             yield context
         finally:
