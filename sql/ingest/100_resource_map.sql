@@ -17,4 +17,6 @@ WITH staged AS (
 SELECT s.resource_row, coalesce(st.kept_row, f.kept_row) AS kept_row
 FROM staged s
 JOIN first_staged f USING (content_hash)
-LEFT JOIN stored st USING (content_hash);
+LEFT JOIN stored st USING (content_hash)
+UNION ALL
+SELECT resource_row, kept_row FROM carried_resource_map;

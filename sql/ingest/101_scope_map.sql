@@ -16,4 +16,6 @@ WITH staged AS (
 SELECT s.scope_row, coalesce(st.kept_row, f.kept_row) AS kept_row
 FROM staged s
 JOIN first_staged f USING (content_hash)
-LEFT JOIN stored st USING (content_hash);
+LEFT JOIN stored st USING (content_hash)
+UNION ALL
+SELECT scope_row, kept_row FROM carried_scope_map;

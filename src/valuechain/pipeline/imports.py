@@ -186,9 +186,10 @@ def import_file(
     file hashed first, so that a re-import of the same bytes is ``unchanged`` at the cost of
     one read rather than a decode. A source that turns out rejected (or fails ``strict``),
     already stored after all, or any failure on the way, undoes every batch already written.
-    A single document larger than a batch streams in runs of its items; in the rare case that
-    the native path refuses one (an item whose first key is not ``resource``, a ``null``
-    token, …), its batches are undone and the file is read a second time, whole.
+    A single document larger than a batch streams in runs of its spans; in the rare case that
+    a run cannot be cut or decoded natively (spans or items in another field order, a
+    ``null``, a schema URL after its list …), its batches are undone and the file is read a
+    second time, whole.
     """
     name = name or str(path)
     progress = progress or Silent()

@@ -83,6 +83,8 @@ class SourceWriter:
             }
             begin = sqlfiles.statement(BEGIN_IMPORT)
             self.con.execute(begin.text, {"marker": json.dumps(self.offsets, sort_keys=True)})
+            for carried in CARRIED_MAPS:  # nothing carried into the source's first group
+                self.con.execute(sqlfiles.statement(carried).text)
         except BaseException:
             self.con.rollback()
             raise
@@ -257,6 +259,9 @@ SKIP_WITHOUT = {
     "ingest/171_insert_conflict_issues.sql": "conflicts",
     "ingest/180_dedup_counts.sql": "dropped_owners",  # no dropped owner: nothing deduplicated
 }
+# The resource and scope rows a group may refer to from the group before (a document cut
+# inside an item), emptied when a source begins.
+CARRIED_MAPS = ("ingest/030_carried_resource_map.sql", "ingest/031_carried_scope_map.sql")
 # The temporary tables whose row counts decide a skip (and count the batch's conflicts).
 COUNTED = {
     "ingest/130_dropped_owners.sql": "dropped_owners",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import orjson
 import pytest
@@ -15,9 +16,22 @@ from valuechain.ingest.bytes.items import DocumentRefused
 from valuechain.ingest.decode import DecodeOptions, decode_export
 
 
-def _item(n: int, *, pad: int = 0) -> dict[str, object]:
-    span = {"traceId": f"{n:032x}", "spanId": f"{n:016x}", "name": "x" * pad}
-    return {"resource": {"attributes": []}, "scopeSpans": [{"scope": {}, "spans": [span]}]}
+def _span(n: int, k: int, pad: int) -> dict[str, object]:
+    return {
+        "traceId": f"{n:032x}",
+        "spanId": f"{k:016x}",
+        "name": "x" * pad,
+        "kind": 1,
+        "startTimeUnixNano": "1",
+    }
+
+
+def _item(n: int, *, pad: int = 0, spans: int = 3) -> dict[str, Any]:
+    scopes = [
+        {"scope": {"name": f"s{j}"}, "spans": [_span(n, k, pad) for k in range(spans)]}
+        for j in range(2)
+    ]
+    return {"resource": {"attributes": []}, "scopeSpans": scopes}
 
 
 def _chunks(data: bytes, size: int) -> Iterator[bytes]:
@@ -29,15 +43,21 @@ def _parts(data: bytes, batch: int, chunk: int = 7) -> list[framing.Part]:
     return list(framing.Framer(_chunks(data, chunk), batch, documents=True))
 
 
-def _items_of(parts: list[framing.Part]) -> list[object]:
-    """The items the parts hold, each part parsed as the decoder wraps it."""
-    found: list[object] = []
+def _check(parts: list[framing.Part], request: dict[str, Any]) -> None:
+    """The parts hold the document's list, each part parses as the decoder reopens and
+    closes it, and its first span is the one at the place it says."""
+    found = []
     for part in parts:
         assert isinstance(part, framing.Items)
-        request = orjson.loads(items.OPEN + part.data + items.CLOSE)
-        assert len(request["resourceSpans"]) == part.items
-        found.extend(request["resourceSpans"])
-    return found
+        found.append(part.data)
+        closing = items.INSIDE if part.inside else b""
+        run = orjson.loads(items.OPEN + part.head + part.data + closing + items.CLOSE)
+        first = run["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+        item = request["resourceSpans"][part.first_item]
+        assert first == item["scopeSpans"][part.first_scope]["spans"][part.first_span]
+        assert bool(part.head) == (part.first_span > 0 or part.first_scope > 0)
+    assert orjson.loads(items.OPEN + b",".join(found) + items.CLOSE) == request
+    assert [p.final for p in parts if isinstance(p, framing.Items)][-1]
 
 
 @pytest.mark.parametrize("indent", [False, True], ids=["compact", "pretty"])
@@ -47,10 +67,8 @@ def test_a_document_is_cut_between_its_items_and_nothing_is_lost(indent: bool, b
     data = orjson.dumps(request, option=orjson.OPT_INDENT_2 if indent else 0)
     parts = _parts(data, batch)
     assert len(parts) > 1 and all(isinstance(p, framing.Items) for p in parts)
-    assert _items_of(parts) == request["resourceSpans"]
-    firsts = [p.first_item for p in parts if isinstance(p, framing.Items)]
-    counts = [p.items for p in parts if isinstance(p, framing.Items)]
-    assert firsts == [sum(counts[:k]) for k in range(len(counts))]
+    _check(parts, request)
+    assert any(p.head for p in parts if isinstance(p, framing.Items))  # cut inside items
     assert [p.final for p in parts if isinstance(p, framing.Items)] == [False] * (
         len(parts) - 1
     ) + [True]
@@ -68,14 +86,14 @@ def test_any_document_reads_back_as_its_items(pads: list[int], batch: int, chunk
     if len(data) <= batch:  # no more than one batch: read whole
         assert parts == [framing.Whole(data)]
         return
-    assert _items_of(parts) == request["resourceSpans"]
+    _check(parts, request)
 
 
 def test_a_small_document_and_ndjson_are_not_cut() -> None:
     one = orjson.dumps({"resourceSpans": [_item(1), _item(2)]})
     assert _parts(one, 1 << 20) == [framing.Whole(one)]
     ndjson = b"\n".join([one] * 50) + b"\n"  # the first line parses: records, not a document
-    assert all(isinstance(p, framing.Lines) for p in _parts(ndjson, 1_000))
+    assert all(isinstance(p, framing.Lines) for p in _parts(ndjson, 10_000))
     assert all(isinstance(p, framing.Whole) for p in framing.Framer([one * 3], 10))
 
 
@@ -111,23 +129,29 @@ def test_a_refused_document_decodes_as_the_reference_reads_it_whole(tail: str) -
 def test_an_item_longer_than_a_batch_is_read_on() -> None:
     request = {"resourceSpans": [_item(0), _item(1, pad=5_000), _item(2)]}
     parts = _parts(orjson.dumps(request), 100, chunk=50)
-    assert _items_of(parts) == request["resourceSpans"]
+    _check(parts, request)
     assert max(len(p.data) for p in parts if isinstance(p, framing.Items)) > 5_000
 
 
+SPAN_A = b'{"traceId":"a","spanId":"b","name":"x"}'
+SPAN_B = b'{ "traceId" : "c", "spanId":"d", "parentSpanId":"e", "flags":1,\n "name":"y"}'
+
+
 @pytest.mark.parametrize(
-    ("text", "count"),
+    ("text", "cut"),
     [
-        (b'{"resource":{}},{"resource":{}}', 2),
-        (b'{"resource":{}} , \n{ "resource" : {}}', 2),
-        (b'{"scopeSpans":[],"resource":{}},{"resource":{}}', 1),  # another first key
-        (b'{"resource":{"x":[{"resource":1}]}}', 1),  # after a [ inside: not a start
-        (b'{"resource":{"k":"resource"}}', 1),  # a value, not a key
-        (b'{"resource":{"k":{"resource":1}}}', 1),  # after a colon: a value
+        (b"[" + SPAN_A + b"," + SPAN_B + b"]", (len(SPAN_A) + 2, True)),
+        (b"[" + SPAN_A + b", \n" + SPAN_B + b"]", (len(SPAN_A) + 4, True)),
+        (b"[" + SPAN_A + b"]", (-1, False)),  # after the list's [: a part cannot end there
+        (b'[{"resource":{}},{"resource":{}}]', (17, False)),  # no span: between items
+        (b'{"links":[{"traceId":"a","spanId":"b"},{"traceId":"c","spanId":"d"}]}', (-1, False)),
+        (b'[{"scopeSpans":[],"resource":{}},{"scopeSpans":[]}]', (-1, False)),  # other orders
+        (b'[{"k":"traceId"},{"k":{"resource":1}}]', (-1, False)),  # values, not starts
     ],
+    ids=["spans", "spaces", "first", "items", "links", "orders", "values"],
 )
-def test_item_starts_are_counted_where_they_can_only_be_starts(text: bytes, count: int) -> None:
-    assert items.count(text) == count
+def test_a_part_ends_only_where_a_span_or_an_item_starts(text: bytes, cut: object) -> None:
+    assert items.last_cut(text) == cut
 
 
 def test_ndjson_whose_lines_are_longer_than_a_batch_streams_its_first_line_in_items() -> None:
@@ -139,7 +163,7 @@ def test_ndjson_whose_lines_are_longer_than_a_batch_streams_its_first_line_in_it
     parts = list(framer)
     cut = next(k for k, p in enumerate(parts) if isinstance(p, framing.Lines))
     assert cut > 1 and all(isinstance(p, framing.Items) for p in parts[:cut])
-    assert _items_of(parts[:cut]) == orjson.loads(lines[0])["resourceSpans"]
+    _check(parts[:cut], orjson.loads(lines[0]))
     assert all(isinstance(p, framing.Lines) for p in parts[cut:])
     first = parts[cut]
     assert isinstance(first, framing.Lines)
@@ -171,3 +195,11 @@ def test_a_document_followed_by_more_records_decodes_as_the_reference_reads_it(
         exact.framing,
         exact.issues,
     )
+
+
+def test_a_run_that_cannot_be_reopened_where_it_starts_is_refused() -> None:
+    """A cut inside an item whose first key is not its resource: the item's head is not found."""
+    item = _item(1, pad=100, spans=20)
+    request = {"resourceSpans": [_item(0), {"scopeSpans": item["scopeSpans"], **item}]}
+    with pytest.raises(DocumentRefused, match="does not start with its resource"):
+        _parts(orjson.dumps(request), 500, chunk=100)

@@ -6,25 +6,26 @@ independently, in bounded memory, by any process:
 - ``Lines``: whole NDJSON lines (the collector's ``json`` framing), cut every ~``batch_bytes``.
 - ``Records``: whole length-prefixed records (4-byte big-endian length, then a protobuf
   message, a zstd frame holding one — the collector's *legacy* compression — or JSON).
-- ``Items``: runs of the ``resourceSpans`` items of a single JSON document larger than a
-  batch, cut between items (``items``), when the reader can read the source again should the
+- ``Items``: runs of the spans of a single JSON document larger than a batch, cut between
+  spans or items (``items``), when the reader can read the source again should the
   decoder refuse a run (``documents=True``; then the whole source is read as ``Whole``).
 - ``Whole``: the whole body, for everything else: a source that fits in one batch (so small
   sources take exactly the one-shot path), a single JSON document read whole, concatenated
   pretty-printed documents, a stream whose first line is not a JSON value, and a bare ``.pb``
   request. This is the one place memory is not bounded by the batch size.
 
-Cuts never split a record. NDJSON parts are cut before the last non-blank line seen, so every
-part but the final one is followed by another record and only the final part can end in a
-truncated line (``E_TRUNCATED_RECORD``), exactly as when the body is read whole. Which first
-line makes a stream is ``json_values.parses``, the rule the one-shot reading uses too.
+Cuts never split a record, but for a single document's spans (``Items``). NDJSON parts are
+cut before the last non-blank line seen, so every part but the final one is followed by another
+record and only the final part can end in a truncated line (``E_TRUNCATED_RECORD``), exactly as
+when the body is read whole. Which first line makes a stream is ``json_values.parses``, the rule
+the one-shot reading uses too.
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from valuechain.ingest.bytes import items
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC
@@ -53,11 +54,14 @@ class Records:
 
 @dataclass(frozen=True, slots=True)
 class Items:
-    data: bytes  # whole items of the document's resourceSpans list, without the list's brackets
+    data: bytes  # a run of the document's spans and items, cut where ``items.last_cut`` says
     start: int  # byte offset of data[0] in the decompressed source
-    first_item: int  # the list index of the first item
-    items: int  # the item starts counted in ``data`` (``items.count``)
-    final: bool  # the document's last items
+    final: bool  # the document's last bytes (``data`` without the list's and document's ends)
+    first_item: int  # the index of the item ``data`` starts in
+    head: bytes = b""  # the heads of the item and scope ``data`` continues (b"": starts an item)
+    first_scope: int = 0  # where ``data`` starts in the item it continues: its scope's index
+    first_span: int = 0  # and its first span's
+    inside: bool = False  # ``data`` ends inside a spans list (``items.INSIDE`` closes it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +111,7 @@ class Framer:
     ) -> None:
         self._chunks = iter(chunks)
         self.batch_bytes = max(batch_bytes, 1)
-        self.documents = documents  # a single document over a batch is cut between its items
+        self.documents = documents  # a single document over a batch is cut between its spans
         self.framing = "single"  # single | stream | length-prefixed (final after iteration)
         self.streamed = False  # whether the source was read in several parts
 
@@ -179,25 +183,28 @@ class Framer:
 
     # ------------------------------------------------------------------ a single document
     def _items(self, buf: bytearray, begin: int) -> Iterator[Part]:
-        """A document cut between its ``resourceSpans`` items, every part about a batch. A
-        document on one line followed by more lines is NDJSON's first record: the other lines
-        follow as ``Lines``.
+        """A document cut between its spans (or items), every part about a batch. A document
+        on one line followed by more lines is NDJSON's first record: the other lines follow as
+        ``Lines``.
 
         Raises:
-            items.DocumentRefused: it does not end as one document (the reader reads it whole).
+            items.DocumentRefused: it does not end as one document, or a part could not be
+                reopened where it starts (the reader reads it whole).
         """
         self.framing, self.streamed = "single", True
         del buf[:begin]
-        offset, first_item, newlines = begin, 0, 0
+        offset, newlines = begin, 0
+        context = items.Context()
+        at = Items(b"", begin, False, 0)  # where the next part starts
         while True:
             more = self._fill(buf, self.batch_bytes + 1)
-            end, cut = _document_end_or_cut(buf)
-            while more and end < 0 and cut <= 0:  # one item longer than a batch: read on
+            end, cut, inside = _document_end_or_cut(buf)
+            while more and end < 0 and cut <= 0:  # one span longer than a batch: read on
                 more = self._fill(buf, len(buf) + self.batch_bytes)
-                end, cut = _document_end_or_cut(buf)
-            if end >= 0 or cut <= 0:  # the document's last items
+                end, cut, inside = _document_end_or_cut(buf)
+            if end >= 0 or cut <= 0:  # the document's last bytes
                 data = items.closed(buf[: end if end >= 0 else len(buf)])
-                yield Items(data, offset, first_item, items.count(data), True)
+                yield replace(at, data=data, start=offset, final=True)
                 if end < 0:
                     return
                 line_end = buf.index(b"\n", end) + 1
@@ -208,10 +215,15 @@ class Framer:
                 yield from self._line_parts(buf, offset + line_end, 2)
                 return
             data = items.separated(buf, cut)
-            found = items.count(data)
-            yield Items(data, offset, first_item, found, False)
+            yield replace(at, data=data, start=offset, inside=inside)
+            context.advance(data)
+            if inside:  # the next part goes on in this item and scope
+                head = context.item_head + context.scope_head
+                at = Items(b"", 0, False, context.item, head, context.scope, context.spans)
+            else:  # the next part starts the next item
+                at = Items(b"", 0, False, context.item + 1)
             del buf[:cut]
-            offset, first_item = offset + cut, first_item + found
+            offset += cut
             newlines += data.count(b"\n")
 
     # ------------------------------------------------------------------ length-prefixed
@@ -238,11 +250,13 @@ class Framer:
             offset += len(data)
 
 
-def _document_end_or_cut(buf: bytearray) -> tuple[int, int]:
+def _document_end_or_cut(buf: bytearray) -> tuple[int, int, bool]:
     """Where the document ends before another record (-1: not in ``buf``), else where the
-    next part may start (an item start; -1: none)."""
+    next part may start (-1: nowhere) and whether that is inside an item (``items.last_cut``)."""
     end = items.record_end(buf)
-    return end, -1 if end >= 0 else items.last_start(buf)
+    if end >= 0:
+        return end, -1, False
+    return (-1, *items.last_cut(buf))
 
 
 def _first_line_parses(buf: bytearray, first: int) -> bool:

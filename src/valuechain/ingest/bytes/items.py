@@ -1,21 +1,29 @@
-"""Where the items of a single document's ``resourceSpans`` list start (TRACE-FORMAT §1.8).
+"""Where a single document can be cut: between its spans, or its ``resourceSpans`` items.
 
-A single OTLP/JSON document has no records to cut at, but the items of its ``resourceSpans``
-list are independent: ``Framer`` cuts a large document between them, so that it streams in
-parts as NDJSON does, in bounded memory and on every decode worker.
+A single OTLP/JSON document has no records to cut at, but its spans are independent:
+``Framer`` cuts a large document between two spans (or two items), so that it streams in
+parts as NDJSON does, in bounded memory and on every decode worker. A part that starts inside
+an item carries that item's and that scope's *heads* — the bytes from the item's ``{`` to its
+``"scopeSpans":[`` and from the scope's ``{`` to its ``"spans":[`` — and where it is: the item,
+scope and span indexes of its first span (``Context``); the decoder reopens them before the
+part's bytes and closes them after.
 
-An item *start* is the ``{`` of an object whose first key is ``"resource"`` (how exporters
-write a ResourceSpans: fields in their protobuf order), after the list's ``[`` or a ``,``.
-In valid JSON those bytes are structural: inside a string, the unescaped ``"`` after the ``{``
-would end it. Nothing is parsed here. The decoder checks that each part's items parse and
-that there are as many as counted here; anything else — an item that starts with another key,
-bytes that only look like a start, a document that is not one — refuses the streamed reading,
+A *span start* is the ``{`` of an object that begins ``"traceId"``, ``"spanId"``, a few
+scalars, then ``"name"`` (how exporters write a Span: fields in their protobuf order; a link
+never has a name), after a ``,``. An *item start* is a ``{`` whose first key is
+``"resource"``, after a ``,``. In valid JSON those bytes are structural: inside a string, the
+unescaped ``"`` after the ``{`` would end it. Items, scopes and spans are counted by their
+keys (``"scopeSpans"``, ``"spans"``, ``"startTimeUnixNano"``: one each, and no other object
+has them). Nothing is parsed here: the decoder checks that each part parses and that it holds
+as many of each as its bytes have keys. Anything else — a key that only looks like one, a span
+or item in another field order, a document that is not one — refuses the streamed reading,
 and the source is read again whole (``DocumentRefused``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 # `{"resourceSpans":[`, whitespace allowed (a pretty-printed document streams too)
 HEAD = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"resourceSpans"[ \t\r\n]*:[ \t\r\n]*\[[ \t\r\n]*')
@@ -25,6 +33,43 @@ CLOSE = b"]}"
 # only between two values at the top level — the document has ended, another record follows
 _NEXT_RECORD = re.compile(rb"\}[ \t\r]*\n[ \t\r\n]*\{")
 _KEY = b'"resource"'
+ITEM_KEY, SCOPE_KEY, SPAN_KEY = b'"scopeSpans"', b'"spans"', b'"startTimeUnixNano"'
+INSIDE = b"]}]}"  # closes a part cut inside a spans list: the list, its scope, scopeSpans, item
+_S = rb"[ \t\r\n]*"
+_SCALAR = rb'(?:"[^"\\]*"|[0-9]+)'
+_SPAN_START = re.compile(
+    rb"\{"
+    + _S
+    + rb'"traceId"'
+    + _S
+    + rb":"
+    + _S
+    + _SCALAR
+    + _S
+    + rb","
+    + _S
+    + rb'"spanId"'
+    + _S
+    + rb":"
+    + _S
+    + _SCALAR
+    + _S
+    + rb"(?:,"
+    + _S
+    + rb'"(?:traceState|parentSpanId|flags)"'
+    + _S
+    + rb":"
+    + _S
+    + _SCALAR
+    + _S
+    + rb")*"
+    + rb","
+    + _S
+    + rb'"name"'
+    + _S
+    + rb":"
+)
+_TRACE_KEY = b'"traceId"'
 _SPACE = frozenset(b" \t\r\n")
 _COMMA, _COLON, _BRACE = 0x2C, 0x3A, 0x7B
 
@@ -70,13 +115,74 @@ def last_start(data: bytes | bytearray) -> int:
     return -1
 
 
-def count(data: bytes | bytearray) -> int:
-    """The item starts in ``data`` (a part's items)."""
-    found, at = 0, data.find(_KEY)
-    while at >= 0:
-        found += _start(data, at) >= 0
-        at = data.find(_KEY, at + len(_KEY))
-    return found
+def last_cut(data: bytes | bytearray) -> tuple[int, bool]:
+    """The last place a part may end in ``data`` — a span start (True: inside an item) or
+    else an item start (False); -1 if there is none."""
+    end = len(data)
+    while (at := data.rfind(_TRACE_KEY, 0, end)) >= 0:
+        brace = _before(data, at)
+        after_comma = brace > 0 and data[brace] == _BRACE and data[_before(data, brace)] == _COMMA
+        if after_comma and _SPAN_START.match(data, brace):
+            return brace, True
+        end = at
+    return last_start(data), False
+
+
+@dataclass(slots=True)
+class Context:
+    """Where a document is at the end of the bytes read so far: inside item ``item`` (its
+    head ``item_head``) and its scope ``scope`` (``scope_head``), after ``spans`` of its spans."""
+
+    item: int = -1
+    item_head: bytes = b""
+    scope: int = -1
+    scope_head: bytes = b""
+    spans: int = 0
+
+    def advance(self, data: bytes) -> None:
+        """Move past ``data``, a part's bytes.
+
+        Raises:
+            DocumentRefused: an item or scope head is not where a part may reopen it.
+        """
+        after = 0
+        items = data.count(ITEM_KEY)
+        if items:
+            after = data.rfind(ITEM_KEY)
+            self.item += items
+            self.item_head = _head(data, after, _KEY, ITEM_KEY)
+            self.scope = -1
+        scopes = data.count(SCOPE_KEY, after)
+        if scopes:
+            at = data.rfind(SCOPE_KEY)
+            self.scope += scopes
+            self.scope_head = _head(data, at, b'"scope"', SCOPE_KEY)
+            self.spans = data.count(SPAN_KEY, at)
+        elif items:
+            raise DocumentRefused("an item without a scope of spans")
+        else:
+            self.spans += data.count(SPAN_KEY)
+
+
+def _head(data: bytes, key_at: int, first: bytes, key: bytes) -> bytes:
+    """The bytes from the ``{`` of the object whose ``key`` (a list) is at ``key_at`` — found
+    by its ``first`` key — to that list's ``[``, holding no other item, scope or span key."""
+    colon = _after(data, key_at + len(key))
+    bracket = _after(data, colon + 1) if colon < len(data) and data[colon] == _COLON else -1
+    if bracket < 0 or bracket >= len(data) or data[bracket] != 0x5B:
+        raise DocumentRefused("a list that does not follow its key")
+    end = key_at
+    while (at := data.rfind(first, 0, end)) >= 0:
+        brace = _before(data, at)
+        colon = _after(data, at + len(first))
+        if brace >= 0 and data[brace] == _BRACE and colon < len(data) and data[colon] == _COLON:
+            head = data[brace : bracket + 1]
+            wanted = {ITEM_KEY: key is ITEM_KEY, SCOPE_KEY: key is SCOPE_KEY, SPAN_KEY: False}
+            if all(head.count(k) == int(n) for k, n in wanted.items()):
+                return head
+            break
+        end = at
+    raise DocumentRefused("an item or scope that does not start with its resource or scope")
 
 
 def record_end(data: bytes | bytearray) -> int:

@@ -113,10 +113,19 @@ def _ids(values: Any, size: int, records: Any, bad: set[int], *, optional: bool 
     return ok
 
 
-def decode(table: pa.Table, threshold: int, first_resource: int = 0) -> Decoded | set[int]:
+def decode(
+    table: pa.Table,
+    threshold: int,
+    first_resource: int = 0,
+    *,
+    continued: tuple[int, int] | None = None,
+) -> Decoded | set[int]:
     """The span tables of the parsed records, or the (table-local) records to refuse.
     ``first_resource``: the index of the records' first ``resourceSpans`` item in its list
-    (a run of a document's items decoded on its own, ``native_parts.document``)."""
+    (a run of a document decoded on its own, ``native_parts``). ``continued`` (first scope,
+    first span): that item and its first scope are the ones an earlier run began, this run
+    holding them from that scope and span on — their rows are the earlier run's
+    (``native_tables.continuing``)."""
     n_records = table.num_rows
     bad: set[int] = set()
     record_ids = nt.arange(n_records)
@@ -132,6 +141,13 @@ def decode(table: pa.Table, threshold: int, first_resource: int = 0) -> Decoded 
     span_lists = pc.struct_field(ss, "spans")
     sp, sp_ss, sp_index, sp_rec = _nonempty(span_lists, ss_rec, bad)
     sp_rs = pc.take(ss_rs, sp_ss)
+    if continued is not None:  # places in the item and scope an earlier run began
+        ss_index = pc.add(ss_index, pc.if_else(pc.equal(ss_rs, 0), continued[0], 0))
+        sp_index = pc.add(sp_index, pc.if_else(pc.equal(sp_ss, 0), continued[1], 0))
+        # their schema URLs may follow their lists, which the earlier run did not see
+        for urls in (pc.struct_field(rs, "schemaUrl"), pc.struct_field(ss, "schemaUrl")):
+            if len(urls) and urls[0].is_valid:
+                return {0}
     f = {name: pc.struct_field(sp, name) for name in SCHEMA_SPAN_FIELDS}
     _ids(f["traceId"], 16, sp_rec, bad)
     _ids(f["spanId"], 8, sp_rec, bad)
@@ -339,6 +355,9 @@ def decode(table: pa.Table, threshold: int, first_resource: int = 0) -> Decoded 
     )
     for name in ("large_values", "quarantine", "unknown_fields"):
         result[name] = tables.SPAN_TABLES[name].empty_table()
+    if continued is not None:
+        result, dropped = tb.continuing(result)
+        return Decoded(result, n_spans, attrs.count - dropped)
     return Decoded(result, n_spans, attrs.count)
 
 

@@ -94,3 +94,36 @@ def conform(name: str, cols: dict[str, Any]) -> pa.Table:
             column = column.combine_chunks()
         arrays[fld.name] = column.cast(fld.type)
     return tables.conform(pa.table(arrays), schema)
+
+
+_OWNERS_BEFORE = pa.array(["resource", "scope"])
+
+
+def continuing(result: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], int]:
+    """The tables of a run that goes on in an item and scope an earlier run began (their
+    rows are row 0 of each here): those rows and their attributes are dropped, every other
+    resource and scope row moves down one, and what pointed at them points at -1 — the row
+    just before this run's, which ``merge.rebase`` makes the earlier run's. Returns the tables
+    and how many attribute rows were dropped."""
+    out = dict(result)
+    out["resources"] = _moved(result["resources"].slice(1), ("resource_row",))
+    out["scopes"] = _moved(result["scopes"].slice(1), ("scope_row", "resource_row"))
+    out["spans"] = _moved(result["spans"], ("scope_row", "resource_row"))
+    attributes = result["attributes"]
+    before = pc.is_in(attributes["owner_type"], value_set=_OWNERS_BEFORE)
+    kept = attributes.filter(pc.invert(pc.and_(before, pc.equal(attributes["owner_row"], 0))))
+    shift = pc.if_else(pc.is_in(kept["owner_type"], value_set=_OWNERS_BEFORE), -1, 0)
+    position = kept.schema.get_field_index("owner_row")
+    moved = pc.add(kept["owner_row"], shift.cast(kept.schema.field(position).type))
+    out["attributes"] = kept.set_column(position, kept.schema.field(position), moved)
+    return out, attributes.num_rows - kept.num_rows
+
+
+def _moved(table: pa.Table, columns: Iterable[str]) -> pa.Table:
+    for column in columns:
+        position = table.schema.get_field_index(column)
+        field = table.schema.field(position)
+        table = table.set_column(
+            position, field, pc.subtract(table[column], pa.scalar(1, field.type))
+        )
+    return table

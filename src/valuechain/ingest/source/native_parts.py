@@ -84,21 +84,39 @@ def document(table: pa.Table, options: DecodeOptions) -> native.Decoded | set[in
 
 
 def document_items(part: framing.Items, options: DecodeOptions) -> PartResult:
-    """Items of a document cut by the framer, decoded as the whole document's decode gives
-    them (its record, their list indexes), or ``refused``: they do not parse, their number is
-    not the one counted, or the native path refuses them — the source is then read whole."""
+    """A run of a document's spans and items cut by the framer, reopened where it starts and
+    closed where it ends, decoded as the whole document's decode gives it (its record, its
+    place in the lists) — or ``refused``: it does not parse, does not hold as many items,
+    scopes and spans as its bytes have keys, or the native path refuses it; the source is then
+    read whole."""
     data = part.data
+    closing = items.INSIDE if part.inside else b""
+    text = b"".join((items.OPEN, part.head, data, closing, items.CLOSE))
     table = None
-    if valid_utf8(data) and not any(t in data for t in REFUSED_TOKENS):
-        table = native.parse(items.OPEN + data + items.CLOSE, document=True)
-    if table is not None and table.num_rows == 1:
-        found = pc.list_value_length(table.column("resourceSpans"))[0].as_py()
-        if found == part.items:
-            threshold = options.large_value_threshold
-            decoded = native.decode(table, threshold, first_resource=part.first_item)
-            if isinstance(decoded, native.Decoded):  # the document, one record, ends here
-                return native_result(decoded, 1 if part.final else 0)
+    if valid_utf8(data) and not any(t in text for t in REFUSED_TOKENS):
+        table = native.parse(text, document=True)
+    if table is not None and table.num_rows == 1 and _holds_what_it_says(table, text):
+        continued = (part.first_scope, part.first_span) if part.head else None
+        decoded = native.decode(
+            table, options.large_value_threshold, part.first_item, continued=continued
+        )
+        if isinstance(decoded, native.Decoded):  # the document, one record, ends here
+            return native_result(decoded, 1 if part.final else 0)
     return PartResult({}, [], Accounting(), set(), refused=True)
+
+
+def _holds_what_it_says(table: pa.Table, text: bytes) -> bool:
+    """Whether the parsed items, scopes and spans are as many as ``text`` has keys of each
+    (so every key the framer counted is one, and the indexes it kept are exact)."""
+    resource_spans = table.column("resourceSpans").combine_chunks()
+    found = [pc.list_value_length(resource_spans)[0].as_py() or 0]
+    level = pc.list_flatten(resource_spans)
+    for name in ("scopeSpans", "spans"):
+        lists = pc.struct_field(level, name)
+        found.append(pc.sum(pc.list_value_length(lists)).as_py() or 0)
+        level = pc.list_flatten(lists)
+    keys = [text.count(k) for k in (items.ITEM_KEY, items.SCOPE_KEY, items.SPAN_KEY)]
+    return found == keys
 
 
 def _resource_runs(requests: pa.Array, workers: int) -> list[tuple[int, int]]:

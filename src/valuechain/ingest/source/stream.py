@@ -35,7 +35,7 @@ class SourceStream:
     (a pool) up to ``ahead`` parts are decoded in parallel while the caller commits earlier
     batches; results are consumed strictly in order.
 
-    With ``documents``, a single document larger than a batch is framed as runs of its items
+    With ``documents``, a single document larger than a batch is framed as runs of its spans
     (``framing.Items``) and streams as NDJSON does; if the decoder refuses a run, iterating
     raises ``DocumentRefused`` and the caller reads the source again with ``documents=False``
     (whole, as the reference reads it) — so only a caller that can read the bytes twice asks.
@@ -75,7 +75,7 @@ class SourceStream:
         cap = self.options.max_decompressed_bytes
         for result in self._decoded(iter(framer)):
             if result.refused:
-                raise DocumentRefused("the native path refused a run of the document's items")
+                raise DocumentRefused("the native path refused a run of the document's spans")
             yield merger.add(result)
             if unpacker.bytes_out + merger.extra_decoded > cap and merger.zstd_records:
                 merger.problem(
@@ -111,7 +111,7 @@ class SourceStream:
         pending: deque[tuple[Future[PartResult], int]] = deque()
         submit: Callable[..., Future[PartResult]] = self.executor.submit
         # bytes in flight are bounded too: parts are about a batch each, but a run of a
-        # document's items (or one long line or record) can be many batches
+        # document's spans (one long span, line or record) can be many batches
         budget, held = (self.ahead + 1) * self.options.batch_bytes, 0
         try:
             for part in parts:
