@@ -16,7 +16,8 @@ One ≥ 200 MB synthetic NDJSON export and a single-document export of the same 
                     default): native path (thread workers; the default) and msgspec (worker
                     processes)
 - the same for the single document, then the peak memory (the whole process tree) of the
-  CLI importing a 2 GB NDJSON export (``ingest-memory`` prints the in-process case too).
+  CLI importing a 2 GB NDJSON export and a 2 GB single document of the same spans
+  (``ingest-memory`` prints the in-process cases too).
 
 ``decoders`` times the candidate decoders on the same bytes; ``ingest-store`` compares
 importing one run into an empty store and into one holding 1,000.
@@ -185,10 +186,15 @@ def run(size_mb: int = 200) -> list[Measured]:
 
 # ---------------------------------------------------------------------------- peak memory
 def run_memory(size_mb: int = 2048, cli_only: bool = False) -> None:
-    """Peak RSS importing a 2 GB export: the CLI with two decode workers (the whole process
-    tree, summed) and the library in one process (its own peak)."""
+    """Peak RSS importing a 2 GB export, NDJSON and a single document of the same spans: the
+    CLI with two decode workers (the whole process tree, summed) and the library in one
+    process (its own peak)."""
     size_mb = max(size_mb, 2048)
-    path = synthetic_ndjson(size_mb)
+    for path, framing in ((synthetic_ndjson(size_mb), "NDJSON"), (synthetic(size_mb), "document")):
+        _memory(path, framing, cli_only)
+
+
+def _memory(path: Path, framing: str, cli_only: bool) -> None:
     store = OUT / "memory.duckdb"
     size = path.stat().st_size / MB
     in_process = textwrap.dedent(
@@ -224,7 +230,7 @@ def run_memory(size_mb: int = 2048, cli_only: bool = False) -> None:
             stale.unlink(missing_ok=True)
         used = tree_usage(command)
         console.print(
-            f"peak memory importing {path.name} ({size:.0f} MB NDJSON), {name}: "
+            f"peak memory importing {path.name} ({size:.0f} MB {framing}), {name}: "
             f"{used.peak_pss} MB PSS for the whole process tree (RSS summed {used.peak_rss} MB, "
             f"main process {used.peak_main} MB); {size / used.wall:.1f} MB/s; load average "
             f"{load_average():.1f} — {machine()}"

@@ -22,6 +22,7 @@ from ingest_strategies import FAST, encode, requests
 
 from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.ingest.otlp import native as otlp_native
+from valuechain.ingest.source import native_parts
 from valuechain.synth import SynthConfig, write_export
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -220,16 +221,34 @@ def test_what_the_native_path_refuses_falls_back_and_is_counted(name: str) -> No
 
 
 def test_the_words_null_nan_and_infinity_inside_strings() -> None:
-    # only ``null`` is refused unparsed (Arrow reads it as absent); NaN and Infinity inside a
-    # string are text, and the native path takes them
+    # only a null value is refused unparsed (Arrow reads it as absent); the words NaN,
+    # Infinity and null inside a string are text, and the native path takes them — unless
+    # the string holds the word as a value would (": null,"), which costs that record only
     words = _request(
         _span(name="NaN", attributes=[{"key": "Infinity", "value": {"stringValue": "-Infinity"}}])
     )
-    null = _request(_span(name="null"))
-    data = b"\n".join([words, null, words]) + b"\n"
+    strings = [_request(_span(name=n)) for n in ("null", "call_x9nullZ", "a nullable b")]
+    looks_like_one = _request(_span(name="a: null, b"))
+    null = _request(_span(traceState=None))
+    data = b"\n".join([words, *strings, looks_like_one, null, words]) + b"\n"
     native, exact = _paths(data, "w.jsonl", batch_bytes=100)  # in parts of lines
     _identical(native, exact)
-    assert native.native_records == 2
+    assert native.native_records == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        (b'{"a":null}', [5]),
+        (b'{"a": [1, null ,null]}', [10, 16]),
+        (b"null", [0]),
+        (b'{"a":"null"}', []),
+        (b'{"a":"x nullnull"}', []),
+        (b'{"a":"b, null]"}', [9]),  # inside a string, as a value would be: refused anyway
+    ],
+)
+def test_a_null_value_is_found_where_a_value_can_be(text: bytes, at: list[int]) -> None:
+    assert list(native_parts.null_tokens(text)) == at
 
 
 # ---------------------------------------------------------------------------- property

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Final
 
@@ -30,9 +30,35 @@ from valuechain.ingest.source.records import PartResult
 # JSON null (Arrow reads it as absent; the reference may not). Bare NaN/Infinity, which the
 # reference notes (W_NONSTANDARD_JSON), need no scan: Arrow reads them only as doubles (in any
 # other column they fail the parse), and ``native.decode`` refuses every non-finite double.
-REFUSED_TOKENS: Final = (b"null",)
+NULL: Final = b"null"
+_SPACE: Final = frozenset(b" \t\r\n")
+_BEFORE_VALUE: Final = frozenset(b":,[")
+_AFTER_VALUE: Final = frozenset(b",}]")
 MAX_PARSES: Final = 64  # parse attempts per part before the rest of it goes the old way
 Fallback = Callable[[framing.Part], PartResult]
+
+
+def null_tokens(data: bytes) -> Iterator[int]:
+    """Where ``data`` may hold a JSON null: the word after a ``:``, ``,`` or ``[`` and before a
+    ``,``, ``}``, ``]`` or the end (spaces aside), as every null value is. The word inside a
+    string is not one (``"call_ab9nullZ"``, ``"name":"null"``), unless it looks like one there
+    too (``": null,"``), which only costs the native path that record."""
+    at = data.find(NULL)
+    while at >= 0:
+        before, after = at - 1, at + len(NULL)
+        while before >= 0 and data[before] in _SPACE:
+            before -= 1
+        while after < len(data) and data[after] in _SPACE:
+            after += 1
+        if (before < 0 or data[before] in _BEFORE_VALUE) and (
+            after == len(data) or data[after] in _AFTER_VALUE
+        ):
+            yield at
+        at = data.find(NULL, at + len(NULL))
+
+
+def has_null(data: bytes) -> bool:
+    return next(null_tokens(data), None) is not None
 
 
 def valid_utf8(data: bytes) -> bool:
@@ -93,7 +119,7 @@ def document_items(part: framing.Items, options: DecodeOptions) -> PartResult:
     closing = items.INSIDE if part.inside else b""
     text = b"".join((items.OPEN, part.head, data, closing, items.CLOSE))
     table = None
-    if valid_utf8(data) and not any(t in text for t in REFUSED_TOKENS):
+    if valid_utf8(data) and not has_null(text):
         table = native.parse(text, document=True)
     if table is not None and table.num_rows == 1 and _holds_what_it_says(table, text):
         continued = (part.first_scope, part.first_span) if part.head else None
@@ -184,11 +210,8 @@ class LineRuns:
             and data[stop - 1 - (data[stop - 1] == 0x0D)] == 0x7D
             for begin, stop in bounds
         ]
-        for token in REFUSED_TOKENS:  # the token, or the word inside a string: not native
-            at = data.find(token)
-            while at >= 0:
-                eligible[bisect_right(self.starts, at) - 1] = False
-                at = data.find(token, at + len(token))
+        for at in null_tokens(data):  # a null (or what looks like one in a string): not native
+            eligible[bisect_right(self.starts, at) - 1] = False
         segments: list[PartResult] = []
         i, n = 0, len(bounds)
         while i < n:

@@ -25,10 +25,10 @@ from valuechain.ingest.otlp import proto as otlp_proto
 from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.issue_log import Where
 from valuechain.ingest.source.native_parts import (
-    REFUSED_TOKENS,
     LineRuns,
     document,
     document_items,
+    has_null,
     native_result,
     valid_utf8,
 )
@@ -272,7 +272,7 @@ def _native_part(part: framing.Part, options: DecodeOptions) -> PartResult | Non
     if not isinstance(part, framing.Whole):
         return None
     body = part.data[len(json_values.BOM) :] if part.data.startswith(json_values.BOM) else part.data
-    if body.lstrip()[:1] != b"{" or any(t in body for t in REFUSED_TOKENS):
+    if body.lstrip()[:1] != b"{" or has_null(body):
         return None
     if not valid_utf8(body):
         return None
