@@ -203,3 +203,18 @@ def test_a_run_that_cannot_be_reopened_where_it_starts_is_refused() -> None:
     request = {"resourceSpans": [_item(0), {"scopeSpans": item["scopeSpans"], **item}]}
     with pytest.raises(DocumentRefused, match="does not start with its resource"):
         _parts(orjson.dumps(request), 500, chunk=100)
+
+
+def test_keys_as_values_neither_count_nor_refuse() -> None:
+    """The words of the keys as string values (an attribute named "spans") are not keys."""
+    item = _item(1, pad=100, spans=20)
+    values = [{"key": "spans", "value": {"stringValue": "scopeSpans"}}]
+    item["resource"]["attributes"] = values
+    for scope in item["scopeSpans"]:
+        for span in scope["spans"]:
+            span["attributes"] = [{"key": "startTimeUnixNano", "value": {"stringValue": "spans"}}]
+    request = {"resourceSpans": [_item(0), item, _item(2)]}
+    parts = _parts(orjson.dumps(request), 500, chunk=100)
+    _check(parts, request)
+    assert any(p.head for p in parts if isinstance(p, framing.Items))
+    assert items.keys(b'{"key":"spans","spans" :[]}', items.SCOPE_KEY) == [15]

@@ -34,6 +34,10 @@ CLOSE = b"]}"
 _NEXT_RECORD = re.compile(rb"\}[ \t\r]*\n[ \t\r\n]*\{")
 _KEY = b'"resource"'
 ITEM_KEY, SCOPE_KEY, SPAN_KEY = b'"scopeSpans"', b'"spans"', b'"startTimeUnixNano"'
+# a key is a string a colon follows (the same bytes as a value, `"key":"spans"`, are not one)
+_AS_KEY = {
+    key: re.compile(re.escape(key) + rb"[ \t\r\n]*:") for key in (ITEM_KEY, SCOPE_KEY, SPAN_KEY)
+}
 INSIDE = b"]}]}"  # closes a part cut inside a spans list: the list, its scope, scopeSpans, item
 _S = rb"[ \t\r\n]*"
 _SCALAR = rb'(?:"[^"\\]*"|[0-9]+)'
@@ -146,22 +150,31 @@ class Context:
             DocumentRefused: an item or scope head is not where a part may reopen it.
         """
         after = 0
-        items = data.count(ITEM_KEY)
+        items = keys(data, ITEM_KEY)
         if items:
-            after = data.rfind(ITEM_KEY)
-            self.item += items
+            after = items[-1]
+            self.item += len(items)
             self.item_head = _head(data, after, _KEY, ITEM_KEY)
             self.scope = -1
-        scopes = data.count(SCOPE_KEY, after)
+        scopes = keys(data, SCOPE_KEY, after)
         if scopes:
-            at = data.rfind(SCOPE_KEY)
-            self.scope += scopes
-            self.scope_head = _head(data, at, b'"scope"', SCOPE_KEY)
-            self.spans = data.count(SPAN_KEY, at)
+            self.scope += len(scopes)
+            self.scope_head = _head(data, scopes[-1], b'"scope"', SCOPE_KEY)
+            self.spans = count_keys(data, SPAN_KEY, scopes[-1])
         elif items:
             raise DocumentRefused("an item without a scope of spans")
         else:
-            self.spans += data.count(SPAN_KEY)
+            self.spans += count_keys(data, SPAN_KEY)
+
+
+def keys(data: bytes, key: bytes, start: int = 0) -> list[int]:
+    """Where ``key`` is a key in ``data`` from ``start`` on."""
+    return [found.start() for found in _AS_KEY[key].finditer(data, start)]
+
+
+def count_keys(data: bytes, key: bytes, start: int = 0) -> int:
+    """How many times ``key`` is a key in ``data`` from ``start`` on."""
+    return sum(1 for _ in _AS_KEY[key].finditer(data, start))
 
 
 def _head(data: bytes, key_at: int, first: bytes, key: bytes) -> bytes:
@@ -178,7 +191,7 @@ def _head(data: bytes, key_at: int, first: bytes, key: bytes) -> bytes:
         if brace >= 0 and data[brace] == _BRACE and colon < len(data) and data[colon] == _COLON:
             head = data[brace : bracket + 1]
             wanted = {ITEM_KEY: key is ITEM_KEY, SCOPE_KEY: key is SCOPE_KEY, SPAN_KEY: False}
-            if all(head.count(k) == int(n) for k, n in wanted.items()):
+            if all(count_keys(head, k) == int(n) for k, n in wanted.items()):
                 return head
             break
         end = at

@@ -132,8 +132,8 @@ def document_items(part: framing.Items, options: DecodeOptions) -> PartResult:
 
 
 def _holds_what_it_says(table: pa.Table, text: bytes) -> bool:
-    """Whether the parsed items, scopes and spans are as many as ``text`` has keys of each
-    (so every key the framer counted is one, and the indexes it kept are exact)."""
+    """Whether the parsed items, scopes and spans are as many as ``text`` has keys of each,
+    counted as the framer counts them (so the indexes it kept are exact)."""
     resource_spans = table.column("resourceSpans").combine_chunks()
     found = [pc.list_value_length(resource_spans)[0].as_py() or 0]
     level = pc.list_flatten(resource_spans)
@@ -141,7 +141,7 @@ def _holds_what_it_says(table: pa.Table, text: bytes) -> bool:
         lists = pc.struct_field(level, name)
         found.append(pc.sum(pc.list_value_length(lists)).as_py() or 0)
         level = pc.list_flatten(lists)
-    keys = [text.count(k) for k in (items.ITEM_KEY, items.SCOPE_KEY, items.SPAN_KEY)]
+    keys = [items.count_keys(text, k) for k in (items.ITEM_KEY, items.SCOPE_KEY, items.SPAN_KEY)]
     return found == keys
 
 
