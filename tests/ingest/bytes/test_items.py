@@ -1,7 +1,8 @@
-"""A single document cut between its resourceSpans items (`bytes/items.py`, `Framer`)."""
+"""A single document cut between its spans and items (`bytes/items.py`, `Framer`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ingest_checks import same
 
+from valuechain.ingest import decode as decode_module
 from valuechain.ingest.bytes import framing, items
 from valuechain.ingest.bytes.items import DocumentRefused
 from valuechain.ingest.decode import DecodeOptions, decode_export
@@ -218,3 +220,45 @@ def test_keys_as_values_neither_count_nor_refuse() -> None:
     _check(parts, request)
     assert any(p.head for p in parts if isinstance(p, framing.Items))
     assert items.keys(b'{"key":"spans","spans" :[]}', items.SCOPE_KEY) == [15]
+
+
+def _spans_doc(*, newline_between: bool) -> bytes:
+    pad = [{"key": "pad", "value": {"stringValue": "x" * 150}}]
+    spans = [orjson.dumps({**_span(1, k, 0), "attributes": pad}) for k in range(2)]
+    head = b'{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{"name":"lib"},"spans":['
+    return head + (b",\n" if newline_between else b",").join(spans) + b"]}]}]}"
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["newline at a cut, then a pretty document", "blank line, one line, then another line"],
+)
+def test_the_lines_after_a_streamed_first_document_are_where_the_reference_reads_them(
+    shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Newlines a cut drops (between two spans) or before the document still count: a
+    document on several lines followed by another is read whole; after one on one line the
+    next lines keep their numbers (its issues say where they are)."""
+    monkeypatch.setattr(decode_module, "READ_CHUNK", 50)  # small reads: many cuts
+    second = {"resourceSpans": [_item(3)]}
+    if shape.startswith("newline"):
+        data = _spans_doc(newline_between=True) + b"\n"
+        data += json.dumps(second, indent=2).encode() + b"\n"  # ": " after each key
+    else:
+        broken = orjson.dumps(second)[:-5]  # a cut line: an issue with its line number
+        data = b"\n" + _spans_doc(newline_between=False) + b"\n" + broken + b"\n"
+    streamed = decode_export(data, "d.json", DecodeOptions(batch_bytes=300))
+    exact = decode_export(data, "d.json", DecodeOptions(fast=False))
+    same(streamed, exact)
+    assert (streamed.status, streamed.accounting) == (exact.status, exact.accounting)
+    assert [(i.code, i.line) for i in streamed.issues] == [(i.code, i.line) for i in exact.issues]
+
+
+def test_a_document_on_several_lines_then_another_is_refused_even_when_a_cut_drops_them() -> None:
+    """The newline between two spans is dropped with the comma at a cut: still counted."""
+    second = orjson.dumps({"resourceSpans": [_item(3)]})
+    data = _spans_doc(newline_between=True) + b"\n" + second + b"\n"
+    with pytest.raises(DocumentRefused, match="followed by another"):
+        _parts(data, 300, chunk=50)
+    lines = _parts(b"\n" + _spans_doc(newline_between=False) + b"\n" + second + b"\n", 300, 50)
+    assert [p.first_line for p in lines if isinstance(p, framing.Lines)][:1] == [3]

@@ -133,7 +133,7 @@ class Framer:
         first = skip_space(buf, start)
         head = items.HEAD.match(buf, start) if self.documents else None
         if head is not None and not _first_line_parses(buf, first):
-            yield from self._items(buf, head.end())
+            yield from self._items(buf, first, head.end())
         elif first < len(buf) and buf[first] in (0x7B, 0x5B):  # { or [
             yield from self._lines(buf, start, first)
         elif length_prefixed(bytes(buf[:64])):
@@ -182,7 +182,7 @@ class Framer:
             line_no += data.count(b"\n")
 
     # ------------------------------------------------------------------ a single document
-    def _items(self, buf: bytearray, begin: int) -> Iterator[Part]:
+    def _items(self, buf: bytearray, first: int, begin: int) -> Iterator[Part]:
         """A document cut between its spans (or items), every part about a batch. A document
         on one line followed by more lines is NDJSON's first record: the other lines follow as
         ``Lines``.
@@ -192,8 +192,10 @@ class Framer:
                 reopened where it starts (the reader reads it whole).
         """
         self.framing, self.streamed = "single", True
+        # the lines before the document's `{` and inside it so far (whatever a cut drops)
+        before, inside_lines = buf.count(b"\n", 0, first), buf.count(b"\n", first, begin)
         del buf[:begin]
-        offset, newlines = begin, 0
+        offset = begin
         context = items.Context()
         at = Items(b"", begin, False, 0)  # where the next part starts
         while True:
@@ -208,11 +210,11 @@ class Framer:
                 if end < 0:
                     return
                 line_end = buf.index(b"\n", end) + 1
-                if newlines or buf.find(b"\n", 0, end) >= 0:  # concatenated documents
+                if inside_lines + buf.count(b"\n", 0, end):  # concatenated documents
                     raise items.DocumentRefused("a document followed by another one")
                 self.framing = "stream"
                 del buf[:line_end]
-                yield from self._line_parts(buf, offset + line_end, 2)
+                yield from self._line_parts(buf, offset + line_end, before + 2)
                 return
             data = items.separated(buf, cut)
             yield replace(at, data=data, start=offset, inside=inside)
@@ -222,9 +224,9 @@ class Framer:
                 at = Items(b"", 0, False, context.item, head, context.scope, context.spans)
             else:  # the next part starts the next item
                 at = Items(b"", 0, False, context.item + 1)
+            inside_lines += buf.count(b"\n", 0, cut)
             del buf[:cut]
             offset += cut
-            newlines += data.count(b"\n")
 
     # ------------------------------------------------------------------ length-prefixed
     def _records(self, buf: bytearray) -> Iterator[Part]:
