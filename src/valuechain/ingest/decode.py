@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from valuechain.ingest.bytes import json_values
-from valuechain.ingest.bytes.items import DocumentRefused
+from valuechain.ingest.bytes.items import SPANS, DocumentRefused
 from valuechain.ingest.otlp.scalars import scrub_surrogates
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import SourceMerger
@@ -41,15 +41,15 @@ def decode_export(
         merger = SourceMerger(source, options, keep=True)
         merger.add(part.result())
         return merger.finish()
-    try:
-        return _streamed(data, source, options, documents=True)
-    except DocumentRefused:  # a document the native path cannot take in parts: whole
-        return _streamed(data, source, options, documents=False)
+    documents = SPANS
+    while True:
+        try:
+            return _streamed(data, source, options, documents=documents)
+        except DocumentRefused as refused:  # not in those parts: in whole items, or whole
+            documents = refused.again
 
 
-def _streamed(
-    data: bytes, source: str, options: DecodeOptions, *, documents: bool
-) -> DecodedSource:
+def _streamed(data: bytes, source: str, options: DecodeOptions, *, documents: str) -> DecodedSource:
     stream = SourceStream(_pieces(data), source, options, documents=documents)
     stream.keep = True
     for _ in stream:

@@ -21,7 +21,7 @@ import duckdb
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError
-from valuechain.ingest.bytes.items import DocumentRefused
+from valuechain.ingest.bytes.items import SPANS, DocumentRefused
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
@@ -205,15 +205,15 @@ def import_file(
     executor = pool.executor_for(size, options.decode) if pool is not None else None
     piece = min(options.decode.batch_bytes, READ_CHUNK)
     shown = label or path.name
-    documents = size is not None  # a pipe cannot be read again: its documents are read whole
+    documents = SPANS if size is not None else ""  # a pipe cannot be read again: read whole
     while True:
         progress.start(Phase.DECODE, size, shown)
         chunks = _chunks(path, byte_range, piece, progress.advance)
         stream = SourceStream(chunks, name, options.decode, executor, documents=documents)
         try:
             return _write_source(db, stream, size, import_id, options, then, progress, shown)
-        except DocumentRefused:  # every batch written is undone: read it again, whole
-            documents = False
+        except DocumentRefused as refused:  # every batch written is undone: read it again
+            documents = refused.again  # in runs of whole items, or whole
         except OSError as exc:
             return _rejected(name, Code.E_UNREADABLE, f"cannot read the file ({exc.strerror})")
 

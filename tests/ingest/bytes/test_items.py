@@ -16,15 +16,18 @@ from valuechain.ingest import decode as decode_module
 from valuechain.ingest.bytes import framing, items
 from valuechain.ingest.bytes.items import DocumentRefused
 from valuechain.ingest.decode import DecodeOptions, decode_export
+from valuechain.ingest.source import native_parts
+from valuechain.ingest.source import parts as parts_module
 
 
 def _span(n: int, k: int, pad: int) -> dict[str, object]:
     return {
-        "traceId": f"{n:032x}",
-        "spanId": f"{k:016x}",
+        "traceId": f"{n + 1:032x}",
+        "spanId": f"{k + 1:016x}",
         "name": "x" * pad,
         "kind": 1,
         "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
     }
 
 
@@ -42,7 +45,7 @@ def _chunks(data: bytes, size: int) -> Iterator[bytes]:
 
 
 def _parts(data: bytes, batch: int, chunk: int = 7) -> list[framing.Part]:
-    return list(framing.Framer(_chunks(data, chunk), batch, documents=True))
+    return list(framing.Framer(_chunks(data, chunk), batch, documents=items.SPANS))
 
 
 def _check(parts: list[framing.Part], request: dict[str, Any]) -> None:
@@ -161,7 +164,7 @@ def test_ndjson_whose_lines_are_longer_than_a_batch_streams_its_first_line_in_it
     until the line ends and another record follows — NDJSON, read on as lines."""
     lines = [orjson.dumps({"resourceSpans": [_item(n), _item(n + 10)]}) for n in range(6)]
     data = b"\n".join(lines) + b"\n"
-    framer = framing.Framer(_chunks(data, 7), 200, documents=True)
+    framer = framing.Framer(_chunks(data, 7), 200, documents=items.SPANS)
     parts = list(framer)
     cut = next(k for k, p in enumerate(parts) if isinstance(p, framing.Lines))
     assert cut > 1 and all(isinstance(p, framing.Items) for p in parts[:cut])
@@ -262,3 +265,30 @@ def test_a_document_on_several_lines_then_another_is_refused_even_when_a_cut_dro
         _parts(data, 300, chunk=50)
     lines = _parts(b"\n" + _spans_doc(newline_between=False) + b"\n" + second + b"\n", 300, 50)
     assert [p.first_line for p in lines if isinstance(p, framing.Lines)][:1] == [3]
+
+
+def test_a_schema_url_after_the_lists_reads_the_document_again_in_runs_of_whole_items(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run that goes on in an item whose schema URL follows its spans (as protobuf field
+    order writes it) cannot be decoded: the rows of that item's first run were written without
+    it. The document is read again in runs of whole items, not whole."""
+    monkeypatch.setattr(decode_module, "READ_CHUNK", 100)
+    request = {"resourceSpans": [_item(n, pad=50, spans=8) for n in range(4)]}
+    for item in request["resourceSpans"]:
+        item["schemaUrl"] = "https://opentelemetry.io/schemas/1.26.0"
+    data = orjson.dumps(request)
+    runs: list[tuple[bool, bool]] = []
+    original = native_parts.document_items
+
+    def spied(part: framing.Items, options: DecodeOptions) -> Any:
+        result = original(part, options)
+        runs.append((bool(part.head), result.refused))
+        return result
+
+    monkeypatch.setattr(parts_module, "document_items", spied)
+    streamed = decode_export(data, "d.json", DecodeOptions(batch_bytes=500))
+    same(streamed, decode_export(data, "d.json", DecodeOptions(fast=False)))
+    refused = runs.index((True, True))
+    assert runs[refused + 1 :] and not any(head or no for head, no in runs[refused + 1 :])
+    assert streamed.native_records == 1

@@ -7,8 +7,8 @@ independently, in bounded memory, by any process:
 - ``Records``: whole length-prefixed records (4-byte big-endian length, then a protobuf
   message, a zstd frame holding one — the collector's *legacy* compression — or JSON).
 - ``Items``: runs of the spans of a single JSON document larger than a batch, cut between
-  spans or items (``items``), when the reader can read the source again should the
-  decoder refuse a run (``documents=True``; then the whole source is read as ``Whole``).
+  spans or items (``items``), when the reader can read the source again should a run not be
+  decoded (``documents=items.SPANS``; then in runs of whole items, ``items.ITEMS``, or whole).
 - ``Whole``: the whole body, for everything else: a source that fits in one batch (so small
   sources take exactly the one-shot path), a single JSON document read whole, concatenated
   pretty-printed documents, a stream whose first line is not a JSON value, and a bare ``.pb``
@@ -107,11 +107,13 @@ class Framer:
         chunks: Iterable[bytes],
         batch_bytes: int = DEFAULT_BATCH_BYTES,
         *,
-        documents: bool = False,
+        documents: str = "",
     ) -> None:
         self._chunks = iter(chunks)
         self.batch_bytes = max(batch_bytes, 1)
-        self.documents = documents  # a single document over a batch is cut between its spans
+        # a single document over a batch is cut between its spans (``items.SPANS``), between
+        # its items (``items.ITEMS``), or read whole ("")
+        self.documents = documents
         self.framing = "single"  # single | stream | length-prefixed (final after iteration)
         self.streamed = False  # whether the source was read in several parts
 
@@ -200,10 +202,10 @@ class Framer:
         at = Items(b"", begin, False, 0)  # where the next part starts
         while True:
             more = self._fill(buf, self.batch_bytes + 1)
-            end, cut, inside = _document_end_or_cut(buf)
+            end, cut, inside = _document_end_or_cut(buf, self.documents)
             while more and end < 0 and cut <= 0:  # one span longer than a batch: read on
                 more = self._fill(buf, len(buf) + self.batch_bytes)
-                end, cut, inside = _document_end_or_cut(buf)
+                end, cut, inside = _document_end_or_cut(buf, self.documents)
             if end >= 0 or cut <= 0:  # the document's last bytes
                 data = items.closed(buf[: end if end >= 0 else len(buf)])
                 yield replace(at, data=data, start=offset, final=True)
@@ -218,7 +220,10 @@ class Framer:
                 return
             data = items.separated(buf, cut)
             yield replace(at, data=data, start=offset, inside=inside)
-            context.advance(data)
+            if self.documents == items.SPANS:
+                context.advance(data)
+            else:  # whole items: only their count
+                context.item += items.count_keys(data, items.ITEM_KEY)
             if inside:  # the next part goes on in this item and scope
                 head = context.item_head + context.scope_head
                 at = Items(b"", 0, False, context.item, head, context.scope, context.spans)
@@ -252,13 +257,13 @@ class Framer:
             offset += len(data)
 
 
-def _document_end_or_cut(buf: bytearray) -> tuple[int, int, bool]:
+def _document_end_or_cut(buf: bytearray, cuts: str) -> tuple[int, int, bool]:
     """Where the document ends before another record (-1: not in ``buf``), else where the
     next part may start (-1: nowhere) and whether that is inside an item (``items.last_cut``)."""
     end = items.record_end(buf)
     if end >= 0:
         return end, -1, False
-    return (-1, *items.last_cut(buf))
+    return (-1, *items.last_cut(buf, cuts))
 
 
 def _first_line_parses(buf: bytearray, first: int) -> bool:

@@ -78,8 +78,16 @@ _SPACE = frozenset(b" \t\r\n")
 _COMMA, _COLON, _BRACE = 0x2C, 0x3A, 0x7B
 
 
-class DocumentRefused(Exception):  # noqa: N818 — a signal to read the source whole, not an error
-    """A document cannot be read in parts: its source is to be read again, whole."""
+SPANS, ITEMS = "spans", "items"  # how a document may be cut: between spans, or whole items
+
+
+class DocumentRefused(Exception):  # noqa: N818 — a signal to read the source again, not an error
+    """A document cannot be read in the parts it was cut in: its source is to be read again,
+    in runs of whole items (``again == ITEMS``) or whole (``again == ""``)."""
+
+    def __init__(self, message: str, again: str = "") -> None:
+        super().__init__(message)
+        self.again = again
 
 
 def _before(data: bytes | bytearray, pos: int) -> int:
@@ -119,9 +127,11 @@ def last_start(data: bytes | bytearray) -> int:
     return -1
 
 
-def last_cut(data: bytes | bytearray) -> tuple[int, bool]:
-    """The last place a part may end in ``data`` — a span start (True: inside an item) or
-    else an item start (False); -1 if there is none."""
+def last_cut(data: bytes | bytearray, cuts: str = SPANS) -> tuple[int, bool]:
+    """The last place a part may end in ``data`` — a span start (True: inside an item; only
+    with ``cuts == SPANS``) or else an item start (False); -1 if there is none."""
+    if cuts != SPANS:
+        return last_start(data), False
     end = len(data)
     while (at := data.rfind(_TRACE_KEY, 0, end)) >= 0:
         brace = _before(data, at)
@@ -195,7 +205,8 @@ def _head(data: bytes, key_at: int, first: bytes, key: bytes) -> bytes:
                 return head
             break
         end = at
-    raise DocumentRefused("an item or scope that does not start with its resource or scope")
+    message = "an item or scope that does not start with its resource or scope"
+    raise DocumentRefused(message, ITEMS)  # whole items need no head
 
 
 def record_end(data: bytes | bytearray) -> int:

@@ -122,6 +122,8 @@ def document_items(part: framing.Items, options: DecodeOptions) -> PartResult:
     if valid_utf8(data) and not has_null(text):
         table = native.parse(text, document=True)
     if table is not None and table.num_rows == 1 and _holds_what_it_says(table, text):
+        if part.head and _schema_url_after(table):
+            return PartResult({}, [], Accounting(), set(), refused=True, again=items.ITEMS)
         continued = (part.first_scope, part.first_span) if part.head else None
         decoded = native.decode(
             table, options.large_value_threshold, part.first_item, continued=continued
@@ -129,6 +131,14 @@ def document_items(part: framing.Items, options: DecodeOptions) -> PartResult:
         if isinstance(decoded, native.Decoded):  # the document, one record, ends here
             return native_result(decoded, 1 if part.final else 0)
     return PartResult({}, [], Accounting(), set(), refused=True)
+
+
+def _schema_url_after(table: pa.Table) -> bool:
+    """Whether the item or scope a run goes on in has a schema URL: it may follow the list an
+    earlier run closed, whose rows were written without it — only whole items can be read."""
+    item = pc.list_flatten(table.column("resourceSpans").combine_chunks())
+    scope = pc.list_flatten(pc.struct_field(item, "scopeSpans"))
+    return any(pc.struct_field(level, "schemaUrl")[0].is_valid for level in (item, scope))
 
 
 def _holds_what_it_says(table: pa.Table, text: bytes) -> bool:

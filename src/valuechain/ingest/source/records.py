@@ -60,7 +60,8 @@ class PartResult:
     rejection: Rejection | None = None
     partial: bool = False  # salvaged: the source is partial even with nothing quarantined
     native_records: int = 0  # records the native path (``native.py``) decoded
-    refused: bool = False  # a run of a document the native path cannot take: read it whole
+    refused: bool = False  # a run of a document the native path cannot take: read it again
+    again: str = ""  # how: in runs of whole items (``items.ITEMS``), or whole ("")
 
 
 class RecordDecoder:

@@ -35,10 +35,11 @@ class SourceStream:
     (a pool) up to ``ahead`` parts are decoded in parallel while the caller commits earlier
     batches; results are consumed strictly in order.
 
-    With ``documents``, a single document larger than a batch is framed as runs of its spans
-    (``framing.Items``) and streams as NDJSON does; if the decoder refuses a run, iterating
-    raises ``DocumentRefused`` and the caller reads the source again with ``documents=False``
-    (whole, as the reference reads it) — so only a caller that can read the bytes twice asks.
+    With ``documents`` (``items.SPANS`` or ``items.ITEMS``), a single document larger than a
+    batch is framed as runs of its spans or items (``framing.Items``) and streams as NDJSON
+    does; if a run cannot be cut or decoded, iterating raises ``DocumentRefused`` and the
+    caller reads the source again as its ``again`` says (in runs of whole items, or whole as
+    the reference reads it) — so only a caller that can read the bytes twice asks.
     """
 
     def __init__(
@@ -49,11 +50,12 @@ class SourceStream:
         executor: Executor | None = None,
         ahead: int | None = None,
         *,
-        documents: bool = False,
+        documents: str = "",
     ) -> None:
         self.chunks = iter(chunks)  # read once, by the decode and then by the drain
         self.options = options
-        self.documents = documents and options.native and options.fast and options.native_parts
+        native = options.native and options.fast and options.native_parts
+        self.documents = documents if native else ""
         self.executor = executor
         self.ahead = max(1, ahead or PARTS_AHEAD_PER_WORKER * max(1, options.workers))
         self.keep = False
@@ -75,7 +77,7 @@ class SourceStream:
         cap = self.options.max_decompressed_bytes
         for result in self._decoded(iter(framer)):
             if result.refused:
-                raise DocumentRefused("the native path refused a run of the document's spans")
+                raise DocumentRefused("the native path refused a run of the document", result.again)
             yield merger.add(result)
             if unpacker.bytes_out + merger.extra_decoded > cap and merger.zstd_records:
                 merger.problem(
