@@ -40,6 +40,7 @@ from bench.common import console, tree_usage
 from bench.ingest_cpu import Measured, load_average, table
 from bench.ingest_cpu import measure as measured
 from bench.stores import BASE_TRIALS, base_export, build_evidence_store
+from valuechain.contract.tables.trials import STORED_TRIAL_TABLES
 from valuechain.derive import derive_chains
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import build_trials
@@ -95,16 +96,7 @@ _READ_FLOOR = (  # the columns of sql/evidence/010 and 020, without their joins 
     "SELECT owner_type, owner_row, ordinal, key, value_type, string_value, int_value, "
     "double_value, bool_value, json_value FROM core.attributes",
 )
-_DERIVED = (
-    "trials",
-    "stage_chain",
-    "trial_outcome",
-    "stage_measurements",
-    "trial_issues",
-    "setup_signals",
-    "trial_flags",
-    "derived_evidence",
-)
+_DERIVED = (*STORED_TRIAL_TABLES, "derived_evidence")  # what the step writes
 
 
 def floors(db: Database, folder: Path, trials: int) -> tuple[Measured, Measured]:
