@@ -17,7 +17,7 @@ keys (``"scopeSpans"``, ``"spans"``, ``"startTimeUnixNano"``: one each, and no o
 has them). Nothing is parsed here: the decoder checks that each part parses and that it holds
 as many of each as its bytes have keys. Anything else — a key that only looks like one, a span
 or item in another field order, a document that is not one — refuses the streamed reading,
-and the source is read again whole (``DocumentRefused``).
+and the source is read again, in runs of whole items or whole (``DocumentRefused``).
 """
 
 from __future__ import annotations
@@ -34,44 +34,12 @@ CLOSE = b"]}"
 _NEXT_RECORD = re.compile(rb"\}[ \t\r]*\n[ \t\r\n]*\{")
 _KEY = b'"resource"'
 ITEM_KEY, SCOPE_KEY, SPAN_KEY = b'"scopeSpans"', b'"spans"', b'"startTimeUnixNano"'
-# a key is a string a colon follows (the same bytes as a value, `"key":"spans"`, are not one)
-_AS_KEY = {
-    key: re.compile(re.escape(key) + rb"[ \t\r\n]*:") for key in (ITEM_KEY, SCOPE_KEY, SPAN_KEY)
-}
 INSIDE = b"]}]}"  # closes a part cut inside a spans list: the list, its scope, scopeSpans, item
-_S = rb"[ \t\r\n]*"
-_SCALAR = rb'(?:"[^"\\]*"|[0-9]+)'
+# ~: spaces; V: a scalar (a string without escapes, or digits)
 _SPAN_START = re.compile(
-    rb"\{"
-    + _S
-    + rb'"traceId"'
-    + _S
-    + rb":"
-    + _S
-    + _SCALAR
-    + _S
-    + rb","
-    + _S
-    + rb'"spanId"'
-    + _S
-    + rb":"
-    + _S
-    + _SCALAR
-    + _S
-    + rb"(?:,"
-    + _S
-    + rb'"(?:traceState|parentSpanId|flags)"'
-    + _S
-    + rb":"
-    + _S
-    + _SCALAR
-    + _S
-    + rb")*"
-    + rb","
-    + _S
-    + rb'"name"'
-    + _S
-    + rb":"
+    rb'\{~"traceId"~:~V~,~"spanId"~:~V~(?:,~"(?:traceState|parentSpanId|flags)"~:~V~)*,~"name"~:'.replace(
+        b"~", rb"[ \t\r\n]*"
+    ).replace(b"V", rb'(?:"[^"\\]*"|[0-9]+)')
 )
 _TRACE_KEY = b'"traceId"'
 _SPACE = frozenset(b" \t\r\n")
@@ -178,13 +146,21 @@ class Context:
 
 
 def keys(data: bytes, key: bytes, start: int = 0) -> list[int]:
-    """Where ``key`` is a key in ``data`` from ``start`` on."""
-    return [found.start() for found in _AS_KEY[key].finditer(data, start)]
+    """Where ``key`` is a key in ``data`` from ``start`` on: a colon follows it (the same
+    bytes as a value, ``"key":"spans"``, are not one). ``bytes.find`` and a look at the next
+    byte: a regular expression over a part took twice as long."""
+    found, at = [], data.find(key, start)
+    while at >= 0:
+        colon = _after(data, at + len(key))
+        if colon < len(data) and data[colon] == _COLON:
+            found.append(at)
+        at = data.find(key, at + len(key))
+    return found
 
 
 def count_keys(data: bytes, key: bytes, start: int = 0) -> int:
     """How many times ``key`` is a key in ``data`` from ``start`` on."""
-    return sum(1 for _ in _AS_KEY[key].finditer(data, start))
+    return len(keys(data, key, start))
 
 
 def _head(data: bytes, key_at: int, first: bytes, key: bytes) -> bytes:
@@ -216,7 +192,7 @@ def record_end(data: bytes | bytearray) -> int:
 
 
 def separated(data: bytes | bytearray, start: int) -> bytes:
-    """The items before the item start ``start``, without the comma between them."""
+    """The bytes before the span or item start ``start``, without the comma before it."""
     comma = _before(data, start)
     assert data[comma] == _COMMA, "an item start follows a comma"
     return bytes(data[:comma])

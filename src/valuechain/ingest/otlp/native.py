@@ -125,7 +125,8 @@ def decode(
     (a run of a document decoded on its own, ``native_parts``). ``continued`` (first scope,
     first span): that item and its first scope are the ones an earlier run began, this run
     holding them from that scope and span on — their rows are the earlier run's
-    (``native_tables.continuing``)."""
+    (``native_tables.continuing``), so the caller refuses a run whose continued item or scope
+    has a schema URL, which the earlier run may not have seen (``native_parts``)."""
     n_records = table.num_rows
     bad: set[int] = set()
     record_ids = nt.arange(n_records)
@@ -144,10 +145,6 @@ def decode(
     if continued is not None:  # places in the item and scope an earlier run began
         ss_index = pc.add(ss_index, pc.if_else(pc.equal(ss_rs, 0), continued[0], 0))
         sp_index = pc.add(sp_index, pc.if_else(pc.equal(sp_ss, 0), continued[1], 0))
-        # their schema URLs may follow their lists, which the earlier run did not see
-        for urls in (pc.struct_field(rs, "schemaUrl"), pc.struct_field(ss, "schemaUrl")):
-            if len(urls) and urls[0].is_valid:
-                return {0}
     f = {name: pc.struct_field(sp, name) for name in SCHEMA_SPAN_FIELDS}
     _ids(f["traceId"], 16, sp_rec, bad)
     _ids(f["spanId"], 8, sp_rec, bad)

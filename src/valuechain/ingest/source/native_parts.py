@@ -114,7 +114,7 @@ def document_items(part: framing.Items, options: DecodeOptions) -> PartResult:
     closed where it ends, decoded as the whole document's decode gives it (its record, its
     place in the lists) — or ``refused``: it does not parse, does not hold as many items,
     scopes and spans as its bytes have keys, or the native path refuses it; the source is then
-    read whole."""
+    read again, in runs of whole items when only a schema URL stood in the way, else whole."""
     data = part.data
     closing = items.INSIDE if part.inside else b""
     text = b"".join((items.OPEN, part.head, data, closing, items.CLOSE))
