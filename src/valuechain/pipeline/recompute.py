@@ -39,12 +39,11 @@ from valuechain.materialize.analytics import materialize_in_transaction
 from valuechain.pipeline.derive import (
     DEFAULT_BATCH_TRACES,
     TraceBatch,
-    combined,
+    joined,
     run_batches,
     staged_batches,
     write_batch,
 )
-from valuechain.pipeline.staging import StagedBatch
 from valuechain.query.staleness import prunable, stale_traces, state_flips, versions_ahead
 from valuechain.store import Database
 
@@ -124,7 +123,7 @@ def recompute(
     # Staged chunk by chunk in worker processes (as the derive step is) while this one writes.
     staging = staged_batches(db, [c for batch in plan.batches for c in batch.chunks], analyzer)
     for done, batch in enumerate(plan.batches, start=1):
-        staged = merged([next(staging) for _ in batch.chunks])
+        staged = joined([next(staging) for _ in batch.chunks])
         batch_runs = sorted({*staged.summary.run_ids, *batch.stored_run_ids})
         written: list[int] = []
         # Behind only: the runs' chains at other versions are untouched, so are their documents.
@@ -140,18 +139,6 @@ def recompute(
     return RecomputeResult(
         plan, False, trials, tuple(sorted(touched_runs)), documents, pruned=pruned
     )
-
-
-def merged(chunks: Sequence[StagedBatch]) -> StagedBatch:
-    """Staged chunks as one batch: each table's rows in chunk order, the counts summed."""
-    if len(chunks) == 1:
-        return chunks[0]
-    tables = {
-        name: pa.concat_tables([c.tables[name] for c in chunks], promote_options="default")
-        for name in chunks[0].tables
-    }
-    traces = pa.concat_tables([c.traces for c in chunks])
-    return StagedBatch(traces, tables, combined([c.summary for c in chunks]))
 
 
 def _materialize_into(
@@ -288,7 +275,6 @@ __all__ = [
     "RecomputePlan",
     "RecomputeResult",
     "check_target",
-    "merged",
     "plan_recompute",
     "recompute",
 ]

@@ -6,6 +6,7 @@ depends on ``contract`` only: stages hand it Arrow tables and ledger records.
 
 from __future__ import annotations
 
+from valuechain.store.arrow_groups import concatenated
 from valuechain.store.database import DEFAULT_STORE, Database, default_store_path, open_database
 from valuechain.store.evidence_reads import EVERY_ROW, SpanRows, of_runs
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
@@ -22,6 +23,7 @@ __all__ = [
     "PendingGroup",
     "SourceWriter",
     "SpanRows",
+    "concatenated",
     "default_store_path",
     "of_runs",
     "open_database",

@@ -18,6 +18,7 @@ from valuechain.contract.ledger import SourceLedger
 from valuechain.contract.tables import TRACE_ID
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.store import sqlfiles
+from valuechain.store.arrow_groups import concatenated
 from valuechain.store.database import BEGIN_IMPORT, Database
 
 
@@ -132,7 +133,7 @@ class SourceWriter:
     def _write_gathered(self) -> None:
         """Write the gathered batches as one batch (their row ids are source-local, so they
         follow one another)."""
-        batch_tables = _concatenated(self._gathered)
+        batch_tables = concatenated(self._gathered)
         staged = {**batch_tables, "issues": issues_table(self._gathered_issues)}
         self._gathered, self._gathered_issues, self._gathered_rows = [], [], 0
         con, params = self.con, self.params
@@ -267,22 +268,6 @@ COUNTED = {
     "ingest/130_dropped_owners.sql": "dropped_owners",
     "ingest/140_conflicts.sql": "conflicts",
 }
-
-
-def _concatenated(batches: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
-    """One batch of the tables of ``batches`` in order, each table in one contiguous chunk:
-    DuckDB scans a many-chunk Arrow table in parallel and pays for putting its rows back in
-    order. Each table's pieces are let go once joined, so the gathered rows are held twice only
-    one table at a time."""
-    if len(batches) == 1:
-        return batches.pop()
-    joined = {}
-    for name in list(batches[0]):
-        pieces = [batch.pop(name) for batch in batches]
-        joined[name] = pa.concat_tables(pieces).combine_chunks()
-        del pieces
-    batches.clear()
-    return joined
 
 
 def _batch_statements() -> list[sqlfiles.SqlFile]:
