@@ -26,55 +26,51 @@ WITH chosen AS (
     QUALIFY row_number() OVER (
         PARTITION BY k.run_id, k.chain_source, k.analyzer_version, c.trial_id
         ORDER BY c.analyzer_version DESC) = 1
-), chain_rows AS (
-    SELECT run_id, chain_source, key_version, trial_id, version, first_failed_stage,
-           failure_category, len(stage_rows) AS row_count, i, stage_rows[i].stage AS stage,
-           stage_rows[i].state AS state, stage_rows[i].reason AS reason,
-           stage_rows[i].evidence AS evidence_text,
-           CASE WHEN json_valid(stage_rows[i].evidence)
-                THEN CAST(stage_rows[i].evidence AS JSON) END AS evidence
-    FROM (SELECT *, generate_subscripts(stage_rows, 1) AS i FROM chosen)
-), checked AS (
-    -- §2.1 per row: the stage of its position, a known state, a known reason when present,
-    -- evidence (when present) an object whose references, when not null, are lists of
-    -- strings (span ids, predicate reasons) or numbers (prompt indexes)
-    SELECT *,
-           stage IS NOT DISTINCT FROM $stages[i]
-           AND list_contains($states, state)
-           AND (reason IS NULL OR list_contains($reasons, reason))
-           AND (evidence_text IS NULL OR (
-               json_type(evidence) = 'OBJECT'
-               AND (coalesce(json_type(evidence, '$.spanIds'), 'NULL') = 'NULL'
-                    OR (json_type(evidence, '$.spanIds') = 'ARRAY'
-                        AND len(list_filter(json_extract(evidence, '$.spanIds[*]'),
-                                            lambda x: json_type(x) <> 'VARCHAR')) = 0))
-               AND (coalesce(json_type(evidence, '$.promptIndexes'), 'NULL') = 'NULL'
-                    OR (json_type(evidence, '$.promptIndexes') = 'ARRAY'
-                        AND len(list_filter(json_extract(evidence, '$.promptIndexes[*]'),
-                                            lambda x: json_type(x) NOT IN
-                                                ('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT')))
-                            = 0))
-               AND (coalesce(json_type(evidence, '$.predicateReasons'), 'NULL') = 'NULL'
-                    OR (json_type(evidence, '$.predicateReasons') = 'ARRAY'
-                        AND len(list_filter(json_extract(evidence, '$.predicateReasons[*]'),
-                                            lambda x: json_type(x) <> 'VARCHAR')) = 0))))
-           AS row_ok
-    FROM chain_rows
 ), chains AS (
-    SELECT run_id, chain_source, key_version, trial_id, version,
-           any_value(first_failed_stage) AS first_failed_stage,
-           any_value(failure_category) AS failure_category,
-           arg_min(stage, i) FILTER (state = 'failed') AS failed,
-           -- the first failed row's own evidence, even when it has none (arg_min skips NULLs)
-           arg_min_null(evidence, i) FILTER (state = 'failed') AS failed_evidence,
-           any_value(row_count) = 6 AND bool_and(row_ok) AS rows_ok,
-           bool_or(state = 'passed') AND bool_and(state IN ('passed', 'notApplicable'))
+    -- per chain, over its rows in stage order (a list, no regrouping): the first failed row's
+    -- stage and own evidence (even none), the §2.1 check of every row, and the stages' JSON
+    SELECT run_id, chain_source, key_version, trial_id, version, first_failed_stage,
+           failure_category,
+           stage_rows[failed_at].stage AS failed,
+           evidences[failed_at] AS failed_evidence,
+           len(stage_rows) = 6 AND list_bool_and(list_transform(stage_rows, lambda r, i:
+               -- §2.1 per row: the stage of its position, a known state, a known reason when
+               -- present, evidence (when present) an object whose references, when not null,
+               -- are lists of strings (span ids, predicate reasons) or numbers (prompt indexes)
+               r.stage IS NOT DISTINCT FROM $stages[i]
+               AND list_contains($states, r.state)
+               AND (r.reason IS NULL OR list_contains($reasons, r.reason))
+               AND (r.evidence IS NULL OR (
+                   json_type(evidences[i]) = 'OBJECT'
+                   AND (coalesce(json_type(evidences[i], '$.spanIds'), 'NULL') = 'NULL'
+                        OR (json_type(evidences[i], '$.spanIds') = 'ARRAY'
+                            AND len(list_filter(json_extract(evidences[i], '$.spanIds[*]'),
+                                                lambda x: json_type(x) <> 'VARCHAR')) = 0))
+                   AND (coalesce(json_type(evidences[i], '$.promptIndexes'), 'NULL') = 'NULL'
+                        OR (json_type(evidences[i], '$.promptIndexes') = 'ARRAY'
+                            AND len(list_filter(json_extract(evidences[i], '$.promptIndexes[*]'),
+                                                lambda x: json_type(x) NOT IN
+                                                    ('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT')))
+                                = 0))
+                   AND (coalesce(json_type(evidences[i], '$.predicateReasons'), 'NULL') = 'NULL'
+                        OR (json_type(evidences[i], '$.predicateReasons') = 'ARRAY'
+                            AND len(list_filter(
+                                    json_extract(evidences[i], '$.predicateReasons[*]'),
+                                    lambda x: json_type(x) <> 'VARCHAR')) = 0))))))
+               AS rows_ok,
+           list_bool_or(list_transform(stage_rows, lambda r: r.state = 'passed'))
+           AND list_bool_and(list_transform(stage_rows,
+                                            lambda r: r.state IN ('passed', 'notApplicable')))
                AS all_passed,
-           string_agg('{"stage":"' || stage || '","state":"' || state || '"'
-                      || coalesce(',"reason":"' || reason || '"', '') || '}', ',' ORDER BY i)
-               AS stages_json
-    FROM checked
-    GROUP BY run_id, chain_source, key_version, trial_id, version
+           array_to_string(list_transform(stage_rows, lambda r:
+               '{"stage":"' || r.stage || '","state":"' || r.state || '"'
+               || coalesce(',"reason":"' || r.reason || '"', '') || '}'), ',') AS stages_json
+    FROM (SELECT *, list_position(list_transform(stage_rows, lambda r: r.state), 'failed')
+                        AS failed_at,
+                 list_transform(stage_rows, lambda r: CASE WHEN json_valid(r.evidence)
+                                                           THEN CAST(r.evidence AS JSON) END)
+                     AS evidences
+          FROM chosen)
 ), verdicts AS (
     SELECT *,
            rows_ok AND version >= 0
