@@ -72,12 +72,11 @@ WORKERS_ENV = "VALUECHAIN_DERIVE_WORKERS"
 
 # Derived rows written and committed as one (`store.concatenated` says why groups): a batch's
 # ~31k rows (12k per chain table) fall under one 122,880-row row group. Gathered to 400k rows
-# (~13 batches of 1,000 traces) the writes and commits of a 30k-trial store took ~30% less CPU
-# than a batch at a time; at a million rows (~32 batches, ~110 MB of Arrow held meanwhile) each
-# chain table's share fills row groups too: a 100k-trial derive spent ~2 CPU s less in this
-# process (commits 3.7 s → 2.0) and took 6–10% less wall time, as the import's groups do
-# (`store.writer.COMMIT_ROWS`).
-WRITE_ROWS = 1_000_000
+# (~13 batches of 1,000 traces, ~45 MB of Arrow held meanwhile) the writes and commits of a
+# 30k-trial store took ~30% less CPU. A million rows, as the import's groups hold
+# (`store.writer.COMMIT_ROWS`), took ~20 CPU s less in this process at 1M trials, but the
+# tree's peak rose by 40–85 MB to 1,452–1,495 MB PSS: too close to the 1.5 GB bound.
+WRITE_ROWS = 400_000
 STAGER = "valuechain.pipeline.handoff"  # what a staging worker runs, preloaded by the fork server
 THREADS = "valuechain.pipeline.worker_threads"  # preloaded before it: one polars thread a worker
 
