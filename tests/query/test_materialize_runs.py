@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import duckdb
 import pytest
 from analytics_store import NOW_MS, Funnels, TrialSpec
 
-from valuechain.materialize import analytics, validation
+from valuechain.materialize import analytics, validation, verdict
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.store import Database
 
@@ -127,3 +128,35 @@ def test_runs_that_cannot_carry_a_document(funnels: Funnels) -> None:
         "zero": None,
     }
     assert funnels.doc("zero", chains="producer")["excludedTrialDetail"] == {"chainUnverified": 1}
+
+
+@pytest.mark.parametrize("batch_runs", [1, 500])
+def test_a_refused_decision_summary_writes_nothing(
+    funnels: Funnels, monkeypatch: pytest.MonkeyPatch, batch_runs: int
+) -> None:
+    """Summaries are checked on a thread while later batches are built and written; a
+    refusal, in the first batch of several or in the only one, still fails the whole
+    materialization before it commits."""
+    funnels.add(TrialSpec("a", run_id="r1"), TrialSpec("b", run_id="r2")).materialize()
+    before = funnels.text("r1"), funnels.text("r2")
+    summaries = funnels.con.execute("SELECT * FROM core.decision_summaries ORDER BY ALL")
+    stored = summaries.fetchall()
+    monkeypatch.setattr(verdict, "BATCH_RUNS", batch_runs)
+    monkeypatch.setattr(validation, "_summary_validator", _Refuses)
+    funnels.add(TrialSpec("c", run_id="r1"))
+    with pytest.raises(RuntimeError, match=r"run r1 \(derived chains.*made up.*disagree"):
+        funnels.materialize()
+    assert (funnels.text("r1"), funnels.text("r2")) == before
+    assert funnels.con.execute("SELECT * FROM core.decision_summaries ORDER BY ALL").fetchall() == (
+        stored
+    )
+
+
+class _Refuses:
+    """A schema validator that refuses every summary."""
+
+    def is_valid(self, value: object) -> bool:
+        return False
+
+    def iter_errors(self, value: object) -> Iterator[SimpleNamespace]:
+        yield SimpleNamespace(message="made up", instance_path=[])

@@ -30,6 +30,7 @@ import binascii
 import contextlib
 import json
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Final
 
 import duckdb
@@ -58,7 +59,7 @@ from valuechain.contract.vocab_rules import (
     STALE_ANALYZER_NEXT_ACTION,
     VERDICT_CHAIN_DISAGREEMENT_NEXT_ACTION,
 )
-from valuechain.materialize.validation import validate_summaries
+from valuechain.materialize.validation import check_summaries, summary_rows
 from valuechain.materialize.verdict_inputs import RunInputs, read_run_inputs
 from valuechain.store import sqlfiles
 
@@ -355,8 +356,9 @@ def write_decision_summaries(
 ) -> int:
     """Replace the decision summaries of ``run_ids`` (None = all) inside the caller's open
     transaction; a listed run without trials loses its rows. ``validate`` checks every
-    document against the generated JSON Schema in bulk first (`validate_summaries`). Returns
-    the rows written.
+    document against the generated JSON Schema in bulk (`check_summaries`) and raises for the
+    first it refuses before returning, so the caller rolls back what was written. Returns the
+    rows written.
 
     Built `BATCH_RUNS` runs at a time — each batch set-based, all its runs together — so the
     pages' JSON of a large store stays within the store's memory limit; with more than one
@@ -370,11 +372,22 @@ def write_decision_summaries(
     _execute(con, "200_delete_decision_summaries.sql", params)
     staged = len(runs) > BATCH_RUNS
     written = 0
-    with _staged_pages(con, run_ids) if staged else contextlib.nullcontext():
+    # A batch's summaries are checked on a thread while the next batch is built (DuckDB lets
+    # go of the interpreter); at most one batch waits, and a refusal is raised before the
+    # caller commits, so nothing it refused is kept.
+    checked: Future[int] | None = None
+    with (
+        _staged_pages(con, run_ids) if staged else contextlib.nullcontext(),
+        ThreadPoolExecutor(1, thread_name_prefix="valuechain-summaries") as checker,
+    ):
         for start in range(0, len(runs), BATCH_RUNS):
             with _summaries(con, runs[start : start + BATCH_RUNS], staged=staged):
-                if validate:
-                    validate_summaries(con)
+                rows = summary_rows(con) if validate else []
                 _execute(con, "210_insert_decision_summaries.sql", params)
                 written += int(con.execute("SELECT count(*) FROM v_summaries").fetchall()[0][0])
+            if checked is not None:
+                checked.result()
+            checked = checker.submit(check_summaries, rows) if rows else None
+        if checked is not None:
+            checked.result()
     return written
