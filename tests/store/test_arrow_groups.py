@@ -35,3 +35,12 @@ def test_one_batch_is_passed_through(count: int) -> None:
     batch = _batch(0, count)
     tables = dict(batch)
     assert concatenated([batch]) == tables
+
+
+def test_without_contiguous_the_chunks_are_the_batches_own() -> None:
+    first, second = _batch(0, 2), _batch(2, 3)
+    pieces = first["rows"].column("id").chunks + second["rows"].column("id").chunks
+    joined = concatenated([first, second], contiguous=False)
+    assert joined["rows"].column("id").to_pylist() == list(range(5))
+    kept = joined["rows"].column("id").chunks
+    assert [c.buffers()[1].address for c in kept] == [c.buffers()[1].address for c in pieces]
