@@ -31,10 +31,11 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from bench.common import console, tree_usage
 from bench.ingest_cpu import Measured, load_average, table
@@ -96,18 +97,23 @@ _READ_FLOOR = (  # the columns of sql/evidence/010 and 020, without their joins 
     "SELECT owner_type, owner_row, ordinal, key, value_type, string_value, int_value, "
     "double_value, bool_value, json_value FROM core.attributes",
 )
+# Rows a floor read holds at once: a 1M-trial store's 254M attribute rows read whole took
+# ~24 GB (the bench was killed); slices of rowids keep it to ~1 GB, read as the step reads.
+FLOOR_SLICE_ROWS = 10_000_000
 _DERIVED = (*STORED_TRIAL_TABLES, "derived_evidence")  # what the step writes
 
 
 def floors(db: Database, folder: Path, trials: int) -> tuple[Measured, Measured]:
-    """What the machine does with the step's bytes: read them, and write what it derived."""
+    """What the machine does with the step's bytes: read them, and write what it derived.
+    Both hold bounded memory: the reads are sliced by rowid, and what the step derived is
+    written from Arrow files mapped from disk (as the step's staged batches reach it)."""
 
     def read() -> int:
-        for sql in _READ_FLOOR:
-            db.con.sql(sql).to_arrow_table()
+        for _ in floor_reads(db):
+            pass
         return trials
 
-    derived = {name: db.con.sql(f"SELECT * FROM core.{name}").to_arrow_table() for name in _DERIVED}
+    derived = {name: _mapped(db, name, folder) for name in _DERIVED}
     target = folder / "write-floor.duckdb"
 
     def write() -> int:
@@ -125,8 +131,29 @@ def floors(db: Database, folder: Path, trials: int) -> tuple[Measured, Measured]
             measured("write (floor)", write, trials / 1e6, "trials"),
         )
     finally:
-        for path in (target, Path(f"{target}.wal")):
+        for path in (target, Path(f"{target}.wal"), *folder.glob("floor-*.arrow")):
             path.unlink(missing_ok=True)
+
+
+def floor_reads(db: Database) -> Iterator[pa.Table]:
+    """The rows of `_READ_FLOOR`, every one, a slice of `FLOOR_SLICE_ROWS` rowids at a time."""
+    for sql in _READ_FLOOR:
+        table = sql.rsplit(" FROM ", 1)[1]
+        rowids = db.con.sql(f"SELECT coalesce(max(rowid) + 1, 0) FROM {table}").fetchall()[0][0]
+        for start in range(0, int(rowids), FLOOR_SLICE_ROWS):
+            bounds = {"lo": start, "hi": start + FLOOR_SLICE_ROWS - 1}
+            part = db.con.sql(f"{sql} WHERE rowid BETWEEN $lo AND $hi", params=bounds)
+            yield part.to_arrow_table()
+
+
+def _mapped(db: Database, name: str, folder: Path) -> pa.Table:
+    """``core.<name>`` as an Arrow table mapped from a file written batch by batch."""
+    path = folder / f"floor-{name}.arrow"
+    reader = db.con.sql(f"SELECT * FROM core.{name}").fetch_record_batch()
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+    return pa.ipc.open_file(pa.memory_map(str(path))).read_all()
 
 
 def one_run_again(db: Database) -> tuple[int, float, float, float]:
