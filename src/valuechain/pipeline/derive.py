@@ -72,11 +72,13 @@ WORKERS_ENV = "VALUECHAIN_DERIVE_WORKERS"
 
 # Derived rows written and committed as one (`store.concatenated` says why groups): a batch's
 # ~31k rows (12k per chain table) fall under one 122,880-row row group. Gathered to 400k rows
-# (~13 batches of 1,000 traces, ~45 MB of Arrow held meanwhile) the writes and commits of a
-# 30k-trial store took ~30% less CPU. A million rows, as the import's groups hold
-# (`store.writer.COMMIT_ROWS`), took ~20 CPU s less in this process at 1M trials, but the
-# tree's peak rose by 40–85 MB to 1,452–1,495 MB PSS: too close to the 1.5 GB bound.
-WRITE_ROWS = 400_000
+# (~13 batches of 1,000 traces) the writes and commits of a 30k-trial store took ~30% less CPU
+# than a batch at a time; gathered to a million (~32 batches, as the import's groups hold,
+# `store.writer.COMMIT_ROWS`), a 1M-trial derive took 36 CPU s less in this process (263 →
+# 227) and its tree peaked 17 MB higher (1,317 → 1,334 MB PSS, side by side on copies of one
+# store). The staged batches stay mapped files, not copied: copied into one chunk a table, the
+# peak rose to ~1,495 MB.
+WRITE_ROWS = 1_000_000
 STAGER = "valuechain.pipeline.handoff"  # what a staging worker runs, preloaded by the fork server
 THREADS = "valuechain.pipeline.worker_threads"  # preloaded before it: one polars thread a worker
 
