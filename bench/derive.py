@@ -91,11 +91,17 @@ def parts(db: Database) -> tuple[Measured, Measured]:
 
 
 _READ_FLOOR = (  # the columns of sql/evidence/010 and 020, without their joins and casts
-    "SELECT span_row, trace_id, span_id, parent_span_id, resource_row, source_id, name, kind, "
-    "start_time_unix_nano, end_time_unix_nano, status_code, mcp_app_role, oi_span_kind, "
-    "dropped_attributes_count, dup_group FROM core.spans",
-    "SELECT owner_type, owner_row, ordinal, key, value_type, string_value, int_value, "
-    "double_value, bool_value, json_value FROM core.attributes",
+    (
+        "core.spans",
+        "span_row, trace_id, span_id, parent_span_id, resource_row, source_id, name, kind, "
+        "start_time_unix_nano, end_time_unix_nano, status_code, mcp_app_role, oi_span_kind, "
+        "dropped_attributes_count, dup_group",
+    ),
+    (
+        "core.attributes",
+        "owner_type, owner_row, ordinal, key, value_type, string_value, int_value, "
+        "double_value, bool_value, json_value",
+    ),
 )
 # Rows a floor read holds at once: a 1M-trial store's 254M attribute rows read whole took
 # ~24 GB (the bench was killed); slices of rowids keep it to ~1 GB, read as the step reads.
@@ -137,12 +143,12 @@ def floors(db: Database, folder: Path, trials: int) -> tuple[Measured, Measured]
 
 def floor_reads(db: Database) -> Iterator[pa.Table]:
     """The rows of `_READ_FLOOR`, every one, a slice of `FLOOR_SLICE_ROWS` rowids at a time."""
-    for sql in _READ_FLOOR:
-        table = sql.rsplit(" FROM ", 1)[1]
-        rowids = db.con.sql(f"SELECT coalesce(max(rowid) + 1, 0) FROM {table}").fetchall()[0][0]
+    for stored, columns in _READ_FLOOR:
+        rowids = db.con.sql(f"SELECT coalesce(max(rowid) + 1, 0) FROM {stored}").fetchall()[0][0]
         for start in range(0, int(rowids), FLOOR_SLICE_ROWS):
             bounds = {"lo": start, "hi": start + FLOOR_SLICE_ROWS - 1}
-            part = db.con.sql(f"{sql} WHERE rowid BETWEEN $lo AND $hi", params=bounds)
+            sql = f"SELECT {columns} FROM {stored} WHERE rowid BETWEEN $lo AND $hi"
+            part = db.con.sql(sql, params=bounds)
             yield part.to_arrow_table()
 
 

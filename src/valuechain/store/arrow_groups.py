@@ -21,9 +21,9 @@ def concatenated(
     """The tables of ``batches`` as one batch, each table's rows in batch order: in one chunk
     (``contiguous``), or as the batches' chunks, not copied.
 
-    Each table's pieces are let go once joined (``batches`` is emptied), so the gathered rows
-    are held twice only one table at a time. A column that is all null in one batch takes the
-    type it has in the others.
+    Each table's pieces are let go once joined (``batches`` is emptied), so a contiguous join
+    holds the gathered rows twice only one table at a time. A column that is all null in one
+    batch takes the type it has in the others.
     """
     if len(batches) == 1:
         return batches.pop()
