@@ -41,9 +41,9 @@ from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.handoff import MappedBatch, hand_off, stage_mapped, staged_from
-from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
+from valuechain.pipeline.worker_cores import start_staging_worker
 from valuechain.store import EVERY_ROW, Database, PendingGroup, SpanRows, concatenated, of_runs
 
 __all__ = [
@@ -265,8 +265,13 @@ def _staged(
     # workers remove the folder if this process dies first
     folder = tempfile.TemporaryDirectory(prefix="valuechain-derive-")
     watched, lifeline = context.Pipe(duplex=False)
+    # each worker keeps to a core of its own, the next one the counter gives
+    claimed = context.Value("i", 0)
     pool = ProcessPoolExecutor(
-        count, mp_context=context, initializer=exit_with_parent, initargs=(watched, folder.name)
+        count,
+        mp_context=context,
+        initializer=start_staging_worker,
+        initargs=(watched, folder.name, claimed, count),
     )
     pending: deque[Future[MappedBatch]] = deque()
     try:
