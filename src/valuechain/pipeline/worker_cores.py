@@ -29,10 +29,12 @@ def start_staging_worker(
 
 
 def one_core_each(claimed: Synchronized[int], workers: int) -> None:
-    """Keep this process to one of the cores it may use, the ``claimed``-th (a counter the
-    pool's ``workers`` share); the threads it starts later (polars') inherit it. Nothing
-    changes where a process cannot be pinned (not Linux) or where there are fewer cores
-    than workers (sharing them is then the scheduler's job)."""
+    """Keep this process to one of the cores it may use: the ``claimed``-th (a counter the
+    pool's ``workers`` share) after an offset its parent's pid gives (the fork server's, one
+    per derive process), so that two derives at once on a larger machine seldom pin to the
+    same cores. The threads this process starts later (polars') inherit it. Nothing changes
+    where a process cannot be pinned (not Linux) or where there are fewer cores than workers
+    (sharing them is then the scheduler's job)."""
     if not hasattr(os, "sched_setaffinity"):
         return
     cores = sorted(os.sched_getaffinity(0))
@@ -41,4 +43,4 @@ def one_core_each(claimed: Synchronized[int], workers: int) -> None:
     with claimed.get_lock():
         index = claimed.value
         claimed.value += 1
-    os.sched_setaffinity(0, {cores[index % len(cores)]})
+    os.sched_setaffinity(0, {cores[(os.getppid() + index) % len(cores)]})
