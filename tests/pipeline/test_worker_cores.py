@@ -17,19 +17,24 @@ pytestmark = pytest.mark.skipif(
 
 
 def _cores_after_a_while() -> tuple[int, frozenset[int]]:
-    time.sleep(0.5)  # long enough for every worker of the pool to take one task
+    time.sleep(0.2)  # so that a task in flight keeps its worker busy for the others
     return os.getpid(), frozenset(os.sched_getaffinity(0))
 
 
 def _worker_cores(workers: int, counted_as: int) -> dict[int, frozenset[int]]:
     """pid → allowed cores of each worker of a pool whose initializer is `one_core_each`
-    (told there are ``counted_as`` workers)."""
+    (told there are ``counted_as`` workers), once every worker has run a task."""
     context = multiprocessing.get_context("forkserver")
     claimed = context.Value("i", 0)
+    seen: dict[int, frozenset[int]] = {}
+    deadline = time.monotonic() + 60  # a loaded machine may start a worker late
     with ProcessPoolExecutor(
         workers, mp_context=context, initializer=one_core_each, initargs=(claimed, counted_as)
     ) as pool:
-        return dict(f.result() for f in [pool.submit(_cores_after_a_while) for _ in range(workers)])
+        while len(seen) < workers and time.monotonic() < deadline:
+            tasks = [pool.submit(_cores_after_a_while) for _ in range(workers)]
+            seen.update(task.result() for task in tasks)
+    return seen
 
 
 def test_each_worker_keeps_to_a_core_of_its_own() -> None:

@@ -6,8 +6,9 @@ thousand rows is two context switches, ~0.1 ms. On two cores that is a wake-up o
 the other core every time; with both threads on one core it is a plain switch. So each worker
 keeps to a core of its own. The adapter alone, over 1,000-trace batches of a 100k-trial store:
 167–174 CPU µs a trial on one core, 193–247 free to move. A whole 100k-trial derive, twelve
-runs each in turn: 27.25 s wall and 42.25 CPU s (medians) against 28.35 s and 43.05; at 1M
-trials, 285.2 s and 451.8 CPU s against 297.5 s and 465.7, at the same peak memory.
+runs each in turn: 27.25 s wall and 42.25 CPU s (medians) against 28.35 s and 43.05, at the
+same peak memory. At 1M trials the main process bounds the step more than the workers do:
+one run each, 285.2 s against 297.5; the bench, an hour apart, 280.5 against 281.6.
 """
 
 from __future__ import annotations
