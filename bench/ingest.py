@@ -151,7 +151,7 @@ def _source(path: Path, label: str) -> list[Measured]:
     for _ in range(PAIRS):  # in turn: each pair sees the same machine
         floors.append(store_floor(decoded, f"store floor ({label})", megabytes))
         imports.append(measure("import native (2 workers)", lambda: whole_import(path), megabytes))
-    store, imported = _median(floors), _median(imports)
+    store, native_import = _median(floors), _median(imports)
     pairs = sorted(f.seconds / i.seconds for f, i in zip(floors, imports, strict=True))
     cases = [
         parse,
@@ -169,7 +169,7 @@ def _source(path: Path, label: str) -> list[Measured]:
         )
     del decoded
     cases += [
-        imported,
+        native_import,
         measure("import msgspec (2 workers)", lambda: whole_import(path, native=False), megabytes),
     ]
     table(f"ingest ({label}, content included)", cases, baseline=parse.name)
