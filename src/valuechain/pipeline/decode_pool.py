@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing.connection import Connection
 
 from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.pipeline.lifeline import exit_with_parent
+from valuechain.pipeline.worker_context import worker_context
 
 # the module a decode worker runs (``decode_part``): all it needs, none of the store's
 PART_DECODER = "valuechain.ingest.source.parts"
@@ -20,11 +20,10 @@ class DecodePool:
     kernels release the GIL, so two threads keep both cores busy and hand their tables over
     without copying. Otherwise processes, as follows.
 
-    Started on first use (only a source larger than one batch needs it) with the
-    ``forkserver`` method — never ``fork``: the parent holds DuckDB's threads — and shut down
-    at the end of the import call. As with any ``multiprocessing`` use, a script calling
-    ``import_paths`` must guard its entry point (``if __name__ == "__main__":``): workers
-    re-import the main module. ``DecodeOptions(workers=0)`` decodes in-process instead.
+    Started on first use (only a source larger than one batch needs it) from valuechain's own
+    modules, never the caller's script (`pipeline.worker_context`: no ``if __name__ ==
+    "__main__":`` guard needed), and shut down at the end of the import call.
+    ``DecodeOptions(workers=0)`` decodes in-process instead.
 
     Workers exit with this process, however it ends (SIGKILL included): each watches the read
     end of a pipe whose only write end this process holds, and the kernel closes it when the
@@ -46,10 +45,9 @@ class DecodePool:
         if self._executor is None and self.threads:
             self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="decode")
         if self._executor is None:
-            context = multiprocessing.get_context("forkserver")
             # the fork server loads the decoder once; each worker it forks starts with it
             # (ignored if the server already runs: a derive step started it first)
-            context.set_forkserver_preload([PART_DECODER])
+            context = worker_context([PART_DECODER])
             watched, self._lifeline = context.Pipe(duplex=False)
             self._executor = ProcessPoolExecutor(
                 self.workers,

@@ -22,9 +22,7 @@ batch by batch.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import sys
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -43,6 +41,7 @@ from valuechain.materialize.analytics import materialize_runs
 from valuechain.pipeline.handoff import MappedBatch, hand_off, stage_mapped, staged_from
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
+from valuechain.pipeline.worker_context import worker_context
 from valuechain.pipeline.worker_cores import start_staging_worker
 from valuechain.store import EVERY_ROW, Database, PendingGroup, SpanRows, concatenated, of_runs
 
@@ -252,15 +251,11 @@ def _staged(
         for batch in batches:
             yield stage_batch(db, batch, analyzer)
         return
-    # Never fork a process holding the store's threads; workers exit with this process,
-    # however it ends, as the import's decode workers do (the lifeline pipe).
-    context = multiprocessing.get_context("forkserver")
-    # The fork server imports the staging code once and each worker it forks starts with it
-    # (ignored if the server already runs). Each worker also runs the main script again, as
-    # multiprocessing prepares a worker's `__main__`: with the module of the script's `main`
-    # preloaded too (a console script's `from … import main`), that imports nothing more —
-    # it was ~1 CPU s per worker for the CLI. `THREADS` comes first: it must precede polars.
-    context.set_forkserver_preload([THREADS, STAGER, *_entry_module()])
+    # Workers start from valuechain's modules, not the caller's script (`worker_context`),
+    # and exit with this process, however it ends, as the import's decode workers do (the
+    # lifeline pipe). The fork server imports the staging code once and each worker it forks
+    # starts with it; `THREADS` comes first: it must precede polars.
+    context = worker_context([THREADS, STAGER])
     # rows and staged tables cross as files the other side maps (`pipeline.handoff`); the
     # workers remove the folder if this process dies first
     folder = tempfile.TemporaryDirectory(prefix="valuechain-derive-")
@@ -298,12 +293,6 @@ def joined(batches: Sequence[StagedBatch]) -> StagedBatch:
     tables = concatenated([b.tables for b in batches], contiguous=False)
     traces = pa.concat_tables([b.traces for b in batches])
     return StagedBatch(traces, tables, combined([b.summary for b in batches]))
-
-
-def _entry_module() -> list[str]:
-    """The module the running script's ``main`` comes from, if another one (else none)."""
-    module = getattr(getattr(sys.modules.get("__main__"), "main", None), "__module__", None)
-    return [module] if isinstance(module, str) and module != "__main__" else []
 
 
 def write_batch(

@@ -37,8 +37,8 @@ class DecodeOptions:
     native_parts: bool = True
     # workers decoding the parts of a large source (and threads decoding a large single
     # document, a run of its resourceSpans each). 0 (the library default) decodes in this
-    # process; the CLI uses 2. Worker processes re-import the caller's main module, so a script
-    # that asks for them must guard its entry point (``if __name__ == "__main__":``).
+    # process; the CLI uses 2. Worker processes never run the caller's script again
+    # (`pipeline.worker_context`), so it needs no ``if __name__ == "__main__":`` guard.
     workers: int = 0
     # the workers are threads while the native path decodes the parts (Arrow parses and
     # computes with the GIL released: both cores, no pickled batches, no fork server);
