@@ -21,10 +21,11 @@ from pathlib import Path
 
 import duckdb
 
-from valuechain.errors import UsageError
+from valuechain.errors import Interrupted, UsageError
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.query.funnel import run_exists
 from valuechain.store import Database, sqlfiles
+from valuechain.store.interrupt import interruptible, is_interruption
 
 
 class Partitioning(StrEnum):
@@ -140,14 +141,18 @@ def export_parquet(
                 f"--runs {run_id}", "no such run in the store", "list them: valuechain runs"
             )
     progress = progress or Silent()
+    existed = out.exists()
     staging = out.parent / f".{out.name}.export-{uuid.uuid4().hex[:12]}"
     staging.mkdir(parents=True)
     try:
         count = write_tables(db.con, staging, tables, runs=runs, progress=progress)
         files, size = _files(staging)
         swap_in(staging, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if is_interruption(exc):
+            before = "is as it was" if existed else "was not created"
+            raise Interrupted(f"the partial export was removed; {out} {before}") from exc
         raise
     return ExportSummary(out, tuple(t.name for t in tables), count, files, size)
 
@@ -226,7 +231,7 @@ def _has_files(folder: Path) -> bool:
 
 def _writer(folder: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB that may reach ``folder`` and nothing else (settings locked)."""
-    con = duckdb.connect(config={"threads": min(2, os.cpu_count() or 1)})
+    con = interruptible(duckdb.connect(config={"threads": min(2, os.cpu_count() or 1)}))
     con.execute("SET allowed_directories = $dirs", {"dirs": [str(folder) + os.sep]})
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
@@ -262,7 +267,12 @@ def swap_in(staging: Path, out: Path) -> None:
     if out.exists():
         old = out.parent / f".{out.name}.replaced-{uuid.uuid4().hex[:12]}"
         out.rename(old)
-    staging.rename(out)
+    try:
+        staging.rename(out)
+    except BaseException:  # Ctrl-C between the two renames: the old one goes back
+        if old is not None and not out.exists():
+            old.rename(out)
+        raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
 
