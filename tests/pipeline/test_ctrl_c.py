@@ -1,7 +1,8 @@
 """Ctrl-C, the same for every command: the work stops at once (a runaway query too), one line
 on standard error says what was kept and what was undone, the exit code is 130, and the store
 is consistent and free again. ``sql --timeout`` and ``Store.sql(timeout=)`` stop a query the
-same way, as an error.
+same way, as an error. What an export killed midway leaves the next export and ``store
+vacuum`` remove.
 
 A runaway query is interrupted from outside, once the process holds the store; the other
 interruptions are real signals the process sends itself at one exact point
@@ -204,3 +205,23 @@ def test_ctrl_c_in_an_export_removes_the_partial_one_and_keeps_the_previous(
     )
     assert _tree(lake) == previous
     assert _work_folders(lake.parent) == []
+
+
+def test_an_export_killed_midway_leaves_a_folder_the_next_export_or_vacuum_removes(
+    imported: Path, tmp_path: Path
+) -> None:
+    store = tmp_path / "s.duckdb"
+    store.write_bytes(imported.read_bytes())
+    lake = tmp_path / "exports" / "lake"
+    args = ("--store", store, "export", "--parquet", lake)
+    assert harness("export-table", "SIGKILL", *args).returncode == -signal.SIGKILL
+    assert [name.split("-")[0] for name in _work_folders(lake.parent)] == [".lake.export"]
+    assert cli(*args).exit_code == 0  # the next export
+    assert _work_folders(lake.parent) == []
+    assert harness("export-table", "SIGKILL", *args, "--overwrite").returncode == -signal.SIGKILL
+    assert len(_work_folders(lake.parent)) == 1
+    vacuum = cli("--store", store, "store", "vacuum")
+    assert vacuum.exit_code == 0, vacuum.output
+    assert "removed 1 folder(s) an interrupted export left behind" in vacuum.stdout
+    assert _work_folders(lake.parent) == []
+    assert _tree(lake)  # the finished export stays

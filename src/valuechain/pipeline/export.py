@@ -6,7 +6,8 @@ deeper, ``analyzer_version=…``; import sources and their issues, which belong 
 connection (``sql/export/1xx``) and handed as Arrow to a second, in-memory DuckDB connection
 that may reach only the export's temporary folder, which writes them with ``COPY … TO …
 (FORMAT parquet, PARTITION_BY …)`` (``sql/export/9xx``). The whole export is written beside
-``DIR`` and renamed into place at the end, so ``DIR`` is never half an export.
+``DIR`` and renamed into place at the end, so ``DIR`` is never half an export; what an export
+killed midway left there (`store.work_folders`) the next export, or ``store vacuum``, removes.
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.query.funnel import run_exists
 from valuechain.store import Database, sqlfiles
 from valuechain.store.interrupt import interruptible, is_interruption
+from valuechain.store.work_folders import (
+    EXPORT_WORK_FOLDERS,
+    REPLACED,
+    STAGING,
+    remember,
+    sweep,
+    work_folder,
+)
 
 
 class Partitioning(StrEnum):
@@ -134,6 +143,7 @@ def export_parquet(
     """
     out = Path(target).resolve()
     store = Path(db.path).resolve() if db.path != ":memory:" else None
+    sweep(out.parent, EXPORT_WORK_FOLDERS)  # what an export killed earlier left (put back, removed)
     check_target(out, overwrite, store, "--parquet")
     for run_id in runs or ():
         if not run_exists(db.con, run_id):
@@ -142,7 +152,9 @@ def export_parquet(
             )
     progress = progress or Silent()
     existed = out.exists()
-    staging = out.parent / f".{out.name}.export-{uuid.uuid4().hex[:12]}"
+    staging = work_folder(out, STAGING)
+    if store is not None:
+        remember(store, staging)  # `store vacuum` sweeps there too
     staging.mkdir(parents=True)
     try:
         count = write_tables(db.con, staging, tables, runs=runs, progress=progress)
@@ -265,7 +277,7 @@ def swap_in(staging: Path, out: Path) -> None:
     """Rename the finished export onto ``out`` (an old one is moved aside, then removed)."""
     old = None
     if out.exists():
-        old = out.parent / f".{out.name}.replaced-{uuid.uuid4().hex[:12]}"
+        old = work_folder(out, REPLACED)  # put back by `sweep` if cut short before the next
         out.rename(old)
     try:
         staging.rename(out)
