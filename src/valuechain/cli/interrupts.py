@@ -46,7 +46,8 @@ def interruption_note(note: str) -> None:
 def stop_interrupted(ctx: click.Context, exc: BaseException) -> NoReturn:
     """The one line of an interrupted command on standard error (even with --quiet): what
     the pipeline said it kept, else what the command declared; exit 130."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C may not cut the line short
+    if threading.current_thread() is threading.main_thread():  # the process is ending: a
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # second Ctrl-C cuts nothing short
     note = getattr(exc, "kept", None) or ctx.meta.get(NOTE_KEY) or NOTHING_CHANGED
     err.print(Text(f"interrupted: {note}", style="yellow"), highlight=False, soft_wrap=True)
     sys.exit(INTERRUPTED)
