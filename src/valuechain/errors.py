@@ -50,3 +50,16 @@ class UsageError(ValuechainError):
 
 class StoreBusyError(StoreError):
     """Another process holds the store (a writer, or readers while this one would write)."""
+
+
+class QueryTimeoutError(UsageError):
+    """A user's query ran longer than the time it was given and was stopped."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a verb; ``kept`` says what of its work stays and what was undone (the
+    command line prints it). A `KeyboardInterrupt`, so whoever catches one catches this."""
+
+    def __init__(self, kept: str) -> None:
+        self.kept = kept
+        super().__init__(kept)

@@ -10,9 +10,7 @@ stays the one the command line runs (nothing in valuechain knows about this file
 - ``derive-batch``: one derive batch is committed (batches of one run, each written on its
   own), the next not yet;
 - ``materialize``: every chain is written, the analytics documents are not;
-- ``workers``: decode workers are running; the ids of every process below this one are
-  written to ``$INTERRUPT_PIDS`` first (they are no longer this process's descendants after
-  its death);
+- ``workers``: decode workers are running (``$INTERRUPT_PIDS`` records them);
 - ``read``: the second source is being read and decoded (its one read: no stored source has its
   size): its first chunk is read, the next one not yet (the first source is committed);
 - ``batch``: two batches of the first source are committed, the third not yet written (the
@@ -40,6 +38,14 @@ source, as a multi-gigabyte source has at the default size); ``$INTERRUPT_COMMIT
 how many rows a transaction gathers before it commits (``writer.COMMIT_ROWS``; 1: a commit per
 batch, as a multi-gigabyte source commits a group of batches).
 
+- ``export-table``: ``export`` has written its first table into its staging folder, the next
+  one not yet.
+
+With ``$INTERRUPT_PIDS``, the ids of every process below this one are written to that file
+just before the signal (they are no longer this process's descendants after its death).
+``$INTERRUPT_GROUP`` sends the signal to the whole process group, as a terminal's Ctrl-C does
+(the decode and staging workers get it too); run the harness in a session of its own then.
+
 ``none`` interrupts nothing (the reference run of the same command with the same settings).
 SIGINT raises KeyboardInterrupt there (Ctrl-C); SIGKILL and SIGHUP end the process at once.
 """
@@ -59,12 +65,17 @@ from typing import Any
 
 from valuechain import api
 from valuechain.cli import main
-from valuechain.pipeline import derive, imports, recompute
+from valuechain.pipeline import derive, export, imports, recompute
 from valuechain.store import Database, database, maintenance, migrate, sqlfiles, writer
 
 
 def _interrupt(sig: signal.Signals) -> None:
-    os.kill(os.getpid(), sig)
+    if os.environ.get("INTERRUPT_PIDS"):  # who is below this process now
+        Path(os.environ["INTERRUPT_PIDS"]).write_text(" ".join(map(str, descendants(os.getpid()))))
+    if os.environ.get("INTERRUPT_GROUP"):  # as a terminal's Ctrl-C: every process of the group
+        os.killpg(os.getpgid(0), sig)
+    else:
+        os.kill(os.getpid(), sig)
 
 
 def _before_call(
@@ -210,14 +221,7 @@ def install(point: str, sig: signal.Signals) -> None:
     elif point == "materialize":
         _before_call(derive, "materialize_runs", 1, interrupt)
     elif point == "workers":
-
-        def record_then_interrupt() -> None:
-            Path(os.environ["INTERRUPT_PIDS"]).write_text(
-                " ".join(map(str, descendants(os.getpid())))
-            )
-            interrupt()
-
-        _before_call(writer.SourceWriter, "add", 2, record_then_interrupt)
+        _before_call(writer.SourceWriter, "add", 2, interrupt)  # records $INTERRUPT_PIDS
     elif point == "read":
         _mid_read(2, interrupt)
     elif point == "batch":
@@ -233,6 +237,8 @@ def install(point: str, sig: signal.Signals) -> None:
     elif point == "recompute-commit":
         _one_run_per_batch(recompute)
         _inside_transaction(2, interrupt)
+    elif point == "export-table":  # one table of the export written, the next not yet
+        _before_call(export, "_copy", 2, interrupt)
     elif point == "operation-log":
         _before_call(database, "log_operation", 1, interrupt)  # delete, purge, vacuum
         _before_call(maintenance, "log_operation", 1, interrupt)  # migrate

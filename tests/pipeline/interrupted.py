@@ -10,6 +10,8 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +53,31 @@ def harness(
             check=False,  # the signal is the point: the return code is asserted
             env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin", **env},
             timeout=300,
+            start_new_session="INTERRUPT_GROUP" in env,  # its group's signal reaches no other
         )
         stdout.seek(0)
         stderr.seek(0)
         return subprocess.CompletedProcess(
             done.args, done.returncode, stdout.read().decode(), stderr.read().decode()
         )
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie is dead: it only awaits its reaper)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def wait_until(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
 
 
 def comparable(path: Path) -> Dump:

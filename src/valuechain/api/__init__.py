@@ -251,14 +251,18 @@ class Store:
         """Spans and traces per role (mcp.app.role, else OpenInference span kind, else other)."""
         return spans_by_role(self.db.con)
 
-    def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+    def sql(
+        self, query: str, params: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> pl.DataFrame:
         """Run one reading statement over the store's tables and views.
 
         SQL only reads: SELECT (WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE) or EXPLAIN of
         one; anything else raises `UsageError` before it runs. Changes go through the verbs
         (`import_paths`, `derive`, `materialize`). No file beyond the store is reachable unless
-        the store was opened with ``allow_files``; ``$name`` parameters bind ``params``."""
-        return self.db.sql(query, params)
+        the store was opened with ``allow_files``; ``$name`` parameters bind ``params``.
+        ``timeout`` (seconds) stops a query still running then and raises `QueryTimeoutError` (a
+        `UsageError`); the store stays open and usable."""
+        return self.db.sql(query, params, timeout=timeout)
 
     def info(self, *, limit: int = 20) -> StoreInfo:
         """Schema version, analyzer versions present, sizes, rows by table, runs, sources."""

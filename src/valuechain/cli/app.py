@@ -1,8 +1,8 @@
 """The click group, the one error boundary, the store it opens and the output helpers.
 
 A ``ValuechainError`` prints as one red line (where, what) and a hint line, and exits 1; a
-malformed command line the same way, exit 2; anything else keeps its traceback, because that
-is a bug (`messages`).
+malformed command line the same way, exit 2; Ctrl-C one line saying what was kept, exit 130
+(`interrupts`); anything else keeps its traceback, because that is a bug (`messages`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,13 @@ from rich.text import Text
 
 from valuechain import api
 from valuechain._version import __version__
+from valuechain.cli.interrupts import (
+    NOTHING_CHANGED,
+    ROLLED_BACK,
+    CtrlC,
+    interruption_note,
+    stop_interrupted,
+)
 from valuechain.cli.messages import (
     BadValue,
     aside,
@@ -36,6 +43,7 @@ from valuechain.report.formats import Format, render_bytes
 from valuechain.report.tables import Col, fitted_table
 from valuechain.store import STORE_SCHEMA_VERSION, default_store_path
 from valuechain.store.disk import storage_error
+from valuechain.store.interrupt import is_interruption
 from valuechain.store.memory_limit import memory_limit_bytes
 
 # The commands that never open the store of --store (no ``--wait``).
@@ -53,7 +61,7 @@ class Section(click.Group):
 
 class Boundary(click.Group):
     """The one place expected errors become a red line, a hint line and exit code 1 (2 for
-    a malformed command line)."""
+    a malformed command line), and Ctrl-C one line and exit code 130 (`interrupts`)."""
 
     group_class = Section
 
@@ -80,19 +88,24 @@ class Boundary(click.Group):
             fail_usage(exc)
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as exc:
-            fail_usage(exc)
-        except ValuechainError as exc:
-            fail_with(exc)
-        except duckdb.Error as exc:  # a full disk, a damaged file: the user's to fix; else a bug
-            storage = storage_error(exc, str(store_path(ctx)))
-            if storage is None:
+        with CtrlC() as ctrl_c:
+            try:
+                return super().invoke(ctx)
+            except (SystemExit, click.exceptions.Exit, click.exceptions.NoArgsIsHelpError):
                 raise
-            fail_with(storage)
+            except BaseException as exc:
+                # after Ctrl-C, whatever unwound the command (a stopped query's error too)
+                if ctrl_c.presses or is_interruption(exc):
+                    stop_interrupted(ctx, exc)
+                if isinstance(exc, click.UsageError):
+                    fail_usage(exc)
+                if isinstance(exc, ValuechainError):
+                    fail_with(exc)
+                if isinstance(exc, duckdb.Error):  # a full disk, a damaged file: the user's
+                    storage = storage_error(exc, str(store_path(ctx)))
+                    if storage is not None:
+                        fail_with(storage)
+                raise  # a bug: its traceback
 
 
 def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -157,6 +170,7 @@ def open_store(
     on a read-only open and, on a writable one, derived before the command runs (unless
     ``settle`` is off: ``import`` does it itself and reports it in its summary)."""
     choice: StoreChoice = ctx.obj
+    interruption_note(NOTHING_CHANGED if read_only else ROLLED_BACK)
     store = api.open(
         choice.path,
         read_only=read_only,

@@ -173,11 +173,18 @@ def print_import_summary(report: ImportReport) -> None:
 @OUTPUT
 @ALLOW_FILES
 @WIDE
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Stop the query if it runs longer than this (exit code 1; Ctrl-C stops it too: 130).",
+)
 @click.pass_context
 @examples(
     'valuechain sql "SELECT stage, state, count(*) AS n FROM stage_chain GROUP BY ALL"',
     'valuechain sql "SELECT * FROM spans" --format parquet --output spans.parquet',
     "valuechain sql \"SELECT * FROM read_csv('in/x.csv')\" --allow-files in",
+    'valuechain sql --timeout 60 "SELECT count(*) FROM spans a JOIN spans b USING (trace_id)"',
 )
 def sql(
     ctx: click.Context,
@@ -186,13 +193,14 @@ def sql(
     output: Path | None,
     allow_files: Path | None,
     wide: bool,
+    timeout: float | None,
 ) -> None:
     """Run one reading SQL statement over the store's tables and views.
 
     Reads only: changes go through the other verbs, and no file beyond the store is reachable
     unless --allow-files names a folder."""
     with open_store(ctx, read_only=True, allow_files=allow_files) as store:
-        frame = store.sql(query)
+        frame = store.sql(query, timeout=timeout)
     emit(frame, Format(fmt), output, wide=wide)
 
 

@@ -11,6 +11,7 @@ from click.core import ParameterSource
 from valuechain import api
 from valuechain.cli.app import err, main, out
 from valuechain.cli.ingest import print_import_report, run_import
+from valuechain.cli.interrupts import interruption_note
 from valuechain.cli.messages import quiet
 from valuechain.cli.options import examples
 from valuechain.cli.progress import ImportBar
@@ -136,6 +137,7 @@ def synth(
             "--gzip/--zstd/--zstd-legacy", "choose one compression", "drop all but one"
         )
     zstd = "native" if zstd_ else "legacy" if zstd_legacy else None
+    interruption_note(f"{out_path} is written only in part; synth writes it whole again")
     try:
         summary = write_export(out_path, config, ndjson=ndjson, gzip=gzip_, proto=proto, zstd=zstd)
     except OSError as exc:
@@ -176,6 +178,7 @@ def _refuse_with_history(ctx: click.Context) -> None:
 
 def write_history(folder: Path, weeks: int, seed: int, store_path: Path | None) -> None:
     """Write the archive, then (``store_path``) import it file by file at its analyzers."""
+    interruption_note(f"the archive in {folder} is written only in part; synth writes it anew")
     try:
         manifest = api.synth_history(folder, weeks=weeks, seed=seed)
     except OSError as exc:

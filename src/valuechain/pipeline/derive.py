@@ -22,10 +22,11 @@ batch by batch.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -35,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.errors import Interrupted
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
@@ -44,6 +46,7 @@ from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, s
 from valuechain.pipeline.worker_context import worker_context
 from valuechain.pipeline.worker_cores import start_staging_worker
 from valuechain.store import EVERY_ROW, Database, PendingGroup, SpanRows, concatenated, of_runs
+from valuechain.store.interrupt import is_interruption
 
 __all__ = [
     "DEFAULT_BATCH_TRACES",
@@ -114,32 +117,42 @@ def derive_traces(
         materialize: rebuild the analytics documents and funnels of the runs touched.
     """
     batches = run_batches(db.trace_runs(trace_ids), batch_traces)  # whole runs of them
+    traces = sum(len(b.traces) for b in batches)
     progress = progress or Silent()
-    progress.start(Phase.DERIVE, sum(len(b.traces) for b in batches), f"at analyzer {analyzer}")
+    progress.start(Phase.DERIVE, traces, f"at analyzer {analyzer}")
     totals = [0, 0, 0, 0]
     runs: set[str] = set()
     gathered: list[StagedBatch] = []
-    gathered_rows = 0
-    for staged in staged_batches(db, batches, analyzer):
-        gathered.append(staged)
-        gathered_rows += sum(table.num_rows for table in staged.tables.values())
-        if gathered_rows >= WRITE_ROWS:
-            _derive_batch(db, joined(gathered), analyzer, content_changed)
-            gathered, gathered_rows = [], 0
-        batch = staged.summary
-        progress.advance(staged.traces.num_rows)
-        for k, value in enumerate(
-            (batch.trials, batch.derived, batch.producer_chains, batch.issues)
-        ):
-            totals[k] += value
-        runs.update(batch.run_ids)
-    if gathered:
-        _derive_batch(db, joined(gathered), analyzer, content_changed)
-    documents = 0
-    if materialize and runs:
-        progress.start(Phase.MATERIALIZE, len(runs))
-        documents = materialize_runs(db.con, sorted(runs))
-        progress.advance(len(runs))
+    gathered_rows = written = 0  # written: traces whose chains are committed
+    try:
+        with contextlib.closing(staged_batches(db, batches, analyzer)) as staging:
+            for staged in staging:  # closed at once when cut short: its workers stop
+                gathered.append(staged)
+                gathered_rows += sum(table.num_rows for table in staged.tables.values())
+                if gathered_rows >= WRITE_ROWS:
+                    written += _derive_batch(db, joined(gathered), analyzer, content_changed)
+                    gathered, gathered_rows = [], 0
+                batch = staged.summary
+                progress.advance(staged.traces.num_rows)
+                for k, value in enumerate(
+                    (batch.trials, batch.derived, batch.producer_chains, batch.issues)
+                ):
+                    totals[k] += value
+                runs.update(batch.run_ids)
+        if gathered:
+            written += _derive_batch(db, joined(gathered), analyzer, content_changed)
+        documents = 0
+        if materialize and runs:
+            progress.start(Phase.MATERIALIZE, len(runs))
+            documents = materialize_runs(db.con, sorted(runs))
+            progress.advance(len(runs))
+    except BaseException as exc:
+        if is_interruption(exc):
+            raise Interrupted(
+                f"the chains of {written:,} of {traces:,} traces were derived and kept, the "
+                "rest keep the ones they had; valuechain derive derives them all again"
+            ) from exc
+        raise
     return DeriveSummary(totals[0], totals[1], totals[2], tuple(sorted(runs)), totals[3], documents)
 
 
@@ -150,7 +163,15 @@ def derive_pending(db: Database, progress: ImportProgress | None = None) -> Deri
     The one entry point every writing verb calls before its own work. Idempotent: cut short
     again, it leaves the record in place and the next call derives the same traces again.
     """
-    summaries = [_derive_group(db, group, progress) for group in db.pending_derivations()]
+    try:
+        summaries = [_derive_group(db, group, progress) for group in db.pending_derivations()]
+    except BaseException as exc:
+        if is_interruption(exc):
+            raise Interrupted(
+                "the derivation of what was imported is not finished; the next writing "
+                "command (import, derive) completes it first"
+            ) from exc
+        raise
     return combined(summaries) if summaries else None
 
 
@@ -234,7 +255,7 @@ def staged_batches(
     analyzer: int,
     *,
     workers: int | None = None,
-) -> Iterator[StagedBatch]:
+) -> Generator[StagedBatch, None, None]:
     """`stage_batch` of every batch, in order. With several batches and workers, batches are
     staged in worker processes (trials never span runs, so batches are independent) while
     this process reads the next batches' rows and the caller writes the finished ones; at
@@ -246,7 +267,7 @@ def staged_batches(
 
 def _staged(
     db: Database, batches: Sequence[TraceBatch], analyzer: int, count: int
-) -> Iterator[StagedBatch]:
+) -> Generator[StagedBatch, None, None]:
     if count < 1 or len(batches) <= 1:
         for batch in batches:
             yield stage_batch(db, batch, analyzer)
@@ -312,11 +333,10 @@ def write_batch(
     )
 
 
-def _derive_batch(
-    db: Database, staged: StagedBatch, analyzer: int, content_changed: bool
-) -> DeriveSummary:
+def _derive_batch(db: Database, staged: StagedBatch, analyzer: int, content_changed: bool) -> int:
+    """Write one gathered batch; the number of its traces."""
     write_batch(db, staged, analyzer, content_changed)
-    return staged.summary
+    return int(staged.traces.num_rows)
 
 
 def load_trials(db: Database, trace_ids: Sequence[str | bytes]) -> TrialEvidence:

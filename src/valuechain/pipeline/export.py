@@ -6,7 +6,8 @@ deeper, ``analyzer_version=…``; import sources and their issues, which belong 
 connection (``sql/export/1xx``) and handed as Arrow to a second, in-memory DuckDB connection
 that may reach only the export's temporary folder, which writes them with ``COPY … TO …
 (FORMAT parquet, PARTITION_BY …)`` (``sql/export/9xx``). The whole export is written beside
-``DIR`` and renamed into place at the end, so ``DIR`` is never half an export.
+``DIR`` and renamed into place at the end, so ``DIR`` is never half an export; what an export
+killed midway left there (`store.work_folders`) the next export, or ``store vacuum``, removes.
 """
 
 from __future__ import annotations
@@ -21,10 +22,19 @@ from pathlib import Path
 
 import duckdb
 
-from valuechain.errors import UsageError
+from valuechain.errors import Interrupted, UsageError
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.query.funnel import run_exists
 from valuechain.store import Database, sqlfiles
+from valuechain.store.interrupt import interruptible, is_interruption
+from valuechain.store.work_folders import (
+    EXPORT_WORK_FOLDERS,
+    REPLACED,
+    STAGING,
+    remember,
+    sweep,
+    work_folder,
+)
 
 
 class Partitioning(StrEnum):
@@ -133,6 +143,7 @@ def export_parquet(
     """
     out = Path(target).resolve()
     store = Path(db.path).resolve() if db.path != ":memory:" else None
+    sweep(out.parent, EXPORT_WORK_FOLDERS)  # what an export killed earlier left (put back, removed)
     check_target(out, overwrite, store, "--parquet")
     for run_id in runs or ():
         if not run_exists(db.con, run_id):
@@ -140,14 +151,20 @@ def export_parquet(
                 f"--runs {run_id}", "no such run in the store", "list them: valuechain runs"
             )
     progress = progress or Silent()
-    staging = out.parent / f".{out.name}.export-{uuid.uuid4().hex[:12]}"
+    existed = out.exists()
+    staging = work_folder(out, STAGING)
+    if store is not None:
+        remember(store, staging)  # `store vacuum` sweeps there too
     staging.mkdir(parents=True)
     try:
         count = write_tables(db.con, staging, tables, runs=runs, progress=progress)
         files, size = _files(staging)
         swap_in(staging, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if is_interruption(exc):
+            before = "is as it was" if existed else "was not created"
+            raise Interrupted(f"the partial export was removed; {out} {before}") from exc
         raise
     return ExportSummary(out, tuple(t.name for t in tables), count, files, size)
 
@@ -226,7 +243,7 @@ def _has_files(folder: Path) -> bool:
 
 def _writer(folder: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB that may reach ``folder`` and nothing else (settings locked)."""
-    con = duckdb.connect(config={"threads": min(2, os.cpu_count() or 1)})
+    con = interruptible(duckdb.connect(config={"threads": min(2, os.cpu_count() or 1)}))
     con.execute("SET allowed_directories = $dirs", {"dirs": [str(folder) + os.sep]})
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
@@ -260,9 +277,14 @@ def swap_in(staging: Path, out: Path) -> None:
     """Rename the finished export onto ``out`` (an old one is moved aside, then removed)."""
     old = None
     if out.exists():
-        old = out.parent / f".{out.name}.replaced-{uuid.uuid4().hex[:12]}"
+        old = work_folder(out, REPLACED)  # put back by `sweep` if cut short before the next
         out.rename(old)
-    staging.rename(out)
+    try:
+        staging.rename(out)
+    except BaseException:  # Ctrl-C between the two renames: the old one goes back
+        if old is not None and not out.exists():
+            old.rename(out)
+        raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
 

@@ -20,7 +20,7 @@ import duckdb
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
-from valuechain.errors import IngestError
+from valuechain.errors import IngestError, Interrupted
 from valuechain.ingest.bytes.items import SPANS, DocumentRefused
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
@@ -30,6 +30,7 @@ from valuechain.pipeline.decode_pool import DecodePool
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
 from valuechain.pipeline.progress import BytesDecoded, ImportProgress, Phase, Silent
 from valuechain.store import Committed, Database, PendingDerivation, SourceWriter
+from valuechain.store.interrupt import is_interruption
 
 ProgressFn = Callable[[int], None]  # bytes decoded (the simple watcher: `BytesDecoded`)
 
@@ -136,21 +137,52 @@ def import_paths(
     progress = _watcher(on_progress)
     files, missing, skipped = plan(paths, pipes=True)
     report = ImportReport(sources=missing, skipped=skipped)
-    if options.derive:
-        report.completed = derive_pending(db, progress)
-    import_id = db.next_import_id()
-    decode = options.decode
-    threads = decode.native_parts and decode.fast and not decode.worker_processes
-    with DecodePool(decode.workers, threads=threads) as pool:
-        for k, path in enumerate(files, 1):
-            label = f"{k}/{len(files)} {path.name}"
-            report.sources.append(
-                import_file(db, path, import_id, options, pool, progress=progress, label=label)
-            )
-    if options.derive:  # exactly the traces of the sources committed above
-        report.derived = derive_pending(db, progress)
+    first = len(missing)  # the results of ``files`` follow
+    step = "derive"  # what an earlier import left underived comes first
+    reading: Path | None = None
+    try:
+        if options.derive:
+            report.completed = derive_pending(db, progress)
+        step = "read"
+        import_id = db.next_import_id()
+        decode = options.decode
+        threads = decode.native_parts and decode.fast and not decode.worker_processes
+        with DecodePool(decode.workers, threads=threads) as pool:
+            for k, reading in enumerate(files, 1):
+                label = f"{k}/{len(files)} {reading.name}"
+                report.sources.append(
+                    import_file(
+                        db, reading, import_id, options, pool, progress=progress, label=label
+                    )
+                )
+        step, reading = "derive", None
+        if options.derive:  # exactly the traces of the sources committed above
+            report.derived = derive_pending(db, progress)
+    except BaseException as exc:
+        if is_interruption(exc):  # Ctrl-C: say what stays
+            done = report.sources[first:]
+            raise Interrupted(_kept(done, files, reading, step == "derive")) from exc
+        raise
     report.pending = db.pending_derivation()
     return report
+
+
+def _kept(done: list[SourceResult], files: list[Path], reading: Path | None, deriving: bool) -> str:
+    """What an import stopped by Ctrl-C keeps: every source it committed (each is its own
+    transaction), not the one it was reading; a derivation cut short is recorded as pending
+    (`derive_pending`), and every writing command completes it first."""
+    kept = sum(s.outcome in ("imported", "partial") for s in done)
+    said = [f"{kept} of {len(files)} files imported and kept"]
+    for outcome in ("unchanged", "rejected"):
+        if count := sum(s.outcome == outcome for s in done):
+            said.append(f"{count} {outcome}")
+    if reading is not None:
+        said.append(f"{reading.name} undone (nothing of it was written)")
+        if left := len(files) - len(done) - 1:
+            said.append(f"{left} not read")
+    if deriving or kept:
+        said.append("the next writing command (import, derive) derives what is not derived yet")
+    return "; ".join(said)
 
 
 def _watcher(on_progress: ProgressFn | ImportProgress | None) -> ImportProgress:

@@ -10,13 +10,19 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import threading
 from multiprocessing.connection import Connection
 
 
 def exit_with_parent(lifeline: Connection, folder: str | None = None) -> None:
     """A worker's initializer: exit the moment the process that started it is gone, first
-    removing ``folder`` (files the parent handed over and can no longer remove itself)."""
+    removing ``folder`` (files the parent handed over and can no longer remove itself).
+
+    Ctrl-C is left to the parent: a terminal sends it to every process of the command, and a
+    worker stopped by it would print its own traceback; the parent, stopped, shuts the
+    workers down (or, gone, ends them through the lifeline)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_wait_for_eof, args=(lifeline, folder), daemon=True).start()
 
 

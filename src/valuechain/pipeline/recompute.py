@@ -24,6 +24,7 @@ documents from an analyzer newer than this valuechain's are refused, never coerc
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -34,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
-from valuechain.errors import UsageError, VersionAheadError
+from valuechain.errors import Interrupted, UsageError, VersionAheadError
 from valuechain.materialize.analytics import materialize_in_transaction
 from valuechain.pipeline.derive import (
     DEFAULT_BATCH_TRACES,
@@ -46,6 +47,7 @@ from valuechain.pipeline.derive import (
 )
 from valuechain.query.staleness import prunable, stale_traces, state_flips, versions_ahead
 from valuechain.store import Database
+from valuechain.store.interrupt import is_interruption
 
 BatchFn = Callable[[int, int, int], None]  # (batches done, batches in all, trials in the batch)
 
@@ -119,23 +121,37 @@ def recompute(
     )
     if dry_run:
         return _preview(db, plan, runs if runs is None else list(runs), prune)
-    trials, documents, touched_runs = 0, 0, set[str]()
-    # Staged chunk by chunk in worker processes (as the derive step is) while this one writes.
-    staging = staged_batches(db, [c for batch in plan.batches for c in batch.chunks], analyzer)
-    for done, batch in enumerate(plan.batches, start=1):
-        staged = joined([next(staging) for _ in batch.chunks])
-        batch_runs = sorted({*staged.summary.run_ids, *batch.stored_run_ids})
-        written: list[int] = []
-        # Behind only: the runs' chains at other versions are untouched, so are their documents.
-        versions = None if batch.evidence_changed else [analyzer]
-        then = partial(_materialize_into, runs=batch_runs, versions=versions, written=written)
-        write_batch(db, staged, analyzer, batch.evidence_changed, then=then)
-        trials += staged.summary.trials
-        documents += sum(written)
-        touched_runs.update(batch_runs)
-        if on_batch is not None:
-            on_batch(done, len(plan.batches), staged.summary.trials)
-    pruned = _prune(db, analyzer, runs) if prune else pl.DataFrame()
+    trials, documents, touched_runs, done = 0, 0, set[str](), 0
+    # Staged chunk by chunk in worker processes (as the derive step is) while this one writes;
+    # closed at once when cut short, so that its workers stop.
+    chunks = [c for batch in plan.batches for c in batch.chunks]
+    try:
+        with contextlib.closing(staged_batches(db, chunks, analyzer)) as staging:
+            for batch in plan.batches:
+                staged = joined([next(staging) for _ in batch.chunks])
+                batch_runs = sorted({*staged.summary.run_ids, *batch.stored_run_ids})
+                written: list[int] = []
+                # Behind only: the runs' chains at other versions are untouched, so are their
+                # documents.
+                versions = None if batch.evidence_changed else [analyzer]
+                then = partial(
+                    _materialize_into, runs=batch_runs, versions=versions, written=written
+                )
+                write_batch(db, staged, analyzer, batch.evidence_changed, then=then)
+                done += 1
+                trials += staged.summary.trials
+                documents += sum(written)
+                touched_runs.update(batch_runs)
+                if on_batch is not None:
+                    on_batch(done, len(plan.batches), staged.summary.trials)
+        pruned = _prune(db, analyzer, runs) if prune else pl.DataFrame()
+    except BaseException as exc:
+        if is_interruption(exc):
+            raise Interrupted(
+                f"{done} of {len(plan.batches)} batches recomputed and kept (each with its "
+                "runs' documents); valuechain recompute resumes with the rest"
+            ) from exc
+        raise
     return RecomputeResult(
         plan, False, trials, tuple(sorted(touched_runs)), documents, pruned=pruned
     )

@@ -193,12 +193,15 @@ class Database(EvidenceReads):
         rows = self.con.execute(query, params or {}).fetchall()
         return rows[0] if rows else None
 
-    def sql(self, query: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+    def sql(
+        self, query: str, params: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> pl.DataFrame:
         """Run one reading statement (a user's) and return its result as a polars DataFrame.
 
         Anything that is not one read is refused (`sandbox.check_reads_only`); the statement
-        runs in a transaction that is rolled back, on a connection that reaches no file."""
-        return read_only_sql(self.con, query, params)
+        runs in a transaction that is rolled back, on a connection that reaches no file, and
+        is stopped after ``timeout`` seconds (`QueryTimeoutError`)."""
+        return read_only_sql(self.con, query, params, timeout=timeout)
 
     def has_source(self, sha256: str) -> bool:
         """Whether bytes with this sha256 were imported already."""

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 
 from valuechain.errors import StoreBusyError
+from valuechain.store.interrupt import interruptible
 
 # The first retry comes quickly (a short command may be ending); later ones back off to this.
 _MAX_PAUSE = 0.5
@@ -34,7 +35,8 @@ def connect(
     pause = 0.05
     while True:
         try:
-            return duckdb.connect(path, read_only=read_only, config=config or {})
+            con = duckdb.connect(path, read_only=read_only, config=config or {})
+            return interruptible(con)  # Ctrl-C stops its query (`interrupt`)
         except duckdb.IOException as exc:
             holder = lock_holder(str(exc))
             if holder is None:

@@ -27,6 +27,7 @@ from valuechain.store.files import (
     work_file,
 )
 from valuechain.store.sandbox import STORAGE_COMPATIBILITY, connect
+from valuechain.store.work_folders import EXPORT_WORK_FOLDERS, sweep_remembered
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +95,7 @@ class Vacuum:
     before: int
     after: int
     dry_run: bool = False
+    swept: tuple[str, ...] = ()  # work folders that exports killed midway left behind
 
     def describe(self) -> str:
         if self.dry_run:
@@ -103,8 +105,12 @@ class Vacuum:
             )
         saved = self.before - self.after
         if saved <= 0:
-            return f"{self.before} bytes before, {self.after} after (nothing to reclaim)"
-        return f"{self.before} bytes before, {self.after} after ({saved} bytes reclaimed)"
+            said = f"{self.before} bytes before, {self.after} after (nothing to reclaim)"
+        else:
+            said = f"{self.before} bytes before, {self.after} after ({saved} bytes reclaimed)"
+        if self.swept:
+            said += f"; removed {len(self.swept)} folder(s) an interrupted export left behind"
+        return said
 
 
 def vacuum_file(path: Path, memory_limit: str, verify: Callable[[Path], None]) -> Vacuum:
@@ -199,6 +205,8 @@ def vacuum_store(path: Path, *, memory_limit: str, dry_run: bool = False) -> Vac
     """Reclaim the space deletes freed: the store is copied compactly and swapped in."""
     with Database(path, memory_limit=memory_limit) as db:  # undoes an interrupted import
         db.con.execute("CHECKPOINT")
+        # open for writing, so no export of the store runs: what its exports left is stale
+        swept = () if dry_run else sweep_remembered(path.resolve(), EXPORT_WORK_FOLDERS)
     if dry_run:
         return Vacuum(store_bytes(path), store_bytes(path), dry_run=True)
 
@@ -207,4 +215,5 @@ def vacuum_store(path: Path, *, memory_limit: str, dry_run: bool = False) -> Vac
             copy.log_operation("vacuum", None, {"bytesBefore": store_bytes(path)})
             copy.con.execute("CHECKPOINT")
 
-    return vacuum_file(path, memory_limit, verify)
+    done = vacuum_file(path, memory_limit, verify)
+    return Vacuum(done.before, done.after, swept=tuple(str(p) for p in swept))

@@ -21,6 +21,7 @@ import polars as pl
 from valuechain.errors import StoreError, UsageError
 from valuechain.store import lock, sqlfiles
 from valuechain.store.disk import cannot_open
+from valuechain.store.interrupt import time_limit
 
 # A new store is written in DuckDB's v1.2.0 storage format: every DuckDB client from 1.2.0 on
 # reads it (the newest format, DuckDB 2.0's default, no client before 2.0 can), for ~3 % more
@@ -81,14 +82,23 @@ def sandbox(
 
 
 def read_only_sql(
-    con: duckdb.DuckDBPyConnection, query: str, params: dict[str, object] | None = None
+    con: duckdb.DuckDBPyConnection,
+    query: str,
+    params: dict[str, object] | None = None,
+    *,
+    timeout: float | None = None,
 ) -> pl.DataFrame:
-    """Run one reading statement of a user's and return its result; anything else is refused."""
+    """Run one reading statement of a user's and return its result; anything else is refused.
+    Stopped after ``timeout`` seconds (`QueryTimeoutError`; None: no limit)."""
     check_reads_only(query)
     con.begin()
     try:
-        relation = con.sql(query, params=params or None)
-        frame = pl.DataFrame() if relation is None else pl.from_arrow(relation.to_arrow_table())
+        with time_limit(con, timeout, "sql"):
+            relation = con.sql(query, params=params or None)
+            table = None if relation is None else relation.to_arrow_table()
+        frame = pl.DataFrame() if table is None else pl.from_arrow(table)
+    except duckdb.InterruptException:
+        raise  # stopped (Ctrl-C): not the query's fault
     except duckdb.Error as exc:
         raise query_error(exc) from exc
     finally:
