@@ -231,7 +231,7 @@ class Purge:
 
     dry_run: bool
     dropped: int  # gated attribute values removed
-    rewritten: int  # tool-call lists cut to tool names
+    rewritten: int  # tool-call lists that held more than tool names, cut to them (rows)
     large_values: int
     quarantined: int  # quarantined items whose raw JSON went
     unknown_fields: int
@@ -242,7 +242,8 @@ class Purge:
         return (
             f"{verb} {_n(self.dropped, 'content value')} and "
             f"{_n(self.large_values, 'large value')}, cut {_n(self.rewritten, 'tool-call list')} "
-            f"to tool names, cleared the raw JSON of {_n(self.quarantined, 'quarantined item')} "
+            "that held more than tool names down to the names, cleared the raw JSON of "
+            f"{_n(self.quarantined, 'quarantined item')} "
             f"and {_n(self.unknown_fields, 'unknown field')}, set "
             f"{_n(self.include_content, 'include_content flag')} to false; ids, names, counts, "
             "outcomes, grader results, chains and funnels are unchanged"
