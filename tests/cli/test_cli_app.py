@@ -60,6 +60,38 @@ def test_version_ahead_store_is_one_red_line(store: Path) -> None:
     assert store.read_bytes() == before
 
 
+def _newer(store: Path) -> None:
+    with Database(store) as db:  # a store written by a newer valuechain
+        db.con.execute("UPDATE core.meta SET value = '999' WHERE key = 'schema_version'")
+
+
+DAMAGE: dict[str, Callable[[Path], object]] = {
+    "newer": _newer,
+    "cut-short": lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 3]),
+    "header-overwritten": lambda p: p.write_bytes(b"\0" * 12288 + p.read_bytes()[12288:]),
+    "not-a-database": lambda p: p.write_bytes(b"timestamp,span\n1,2\n"),
+}
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [("runs",), ("store", "info"), ("sql", "SELECT count(*) FROM spans"), ("import", "a.json")],
+    ids=["runs", "store-info", "sql", "import"],
+)
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_or_newer_store_prints_its_hint_once(
+    tmp_path: Path, otlp: SimpleNamespace, write: Write, damage: str, verb: tuple[str, ...]
+) -> None:
+    store, export = tmp_path / "s.duckdb", write("a.json", otlp.request(otlp.span(1)))
+    assert run("--store", store, "import", export).exit_code == 0
+    DAMAGE[damage](store)
+    result = run("--store", store, *(str(export) if v == "a.json" else v for v in verb))
+    assert result.exit_code == 1
+    line = red_line(result)  # one error line, at most one hint line, nothing else
+    assert result.stderr.count("hint:") == 1 and line.count("hint:") == 1
+    assert "Hint:" not in result.stderr  # the hint is not inside the error line too
+
+
 def test_store_from_env_and_option(tmp_path: Path, otlp: SimpleNamespace, write: Write) -> None:
     from_env, from_option = tmp_path / "env.duckdb", tmp_path / "opt.duckdb"
     env = {"VALUECHAIN_STORE": str(from_env)}

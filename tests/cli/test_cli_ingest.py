@@ -91,6 +91,23 @@ def test_import_says_which_files_of_a_directory_it_skipped(store: Path, tmp_path
     assert "notes-0.txt" in result.stdout and "and 2 more" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("/dev/zero", "a character device (such as a terminal or /dev/zero), not a file"),
+        ("-", "'-' does not name standard input here"),
+    ],
+    ids=["dev-zero", "dash"],
+)
+def test_import_names_what_a_path_that_is_no_file_is(store: Path, path: str, said: str) -> None:
+    result = run("--store", store, "import", "--no-derive", path)  # never reads /dev/zero
+    assert result.exit_code == 1
+    rejected = red_line(result, "rejected:")
+    assert rejected.startswith(f"rejected: {path}: {said}"), rejected
+    assert "no such file" not in rejected
+    assert "hint: pipe or redirect the export into /dev/stdin" in rejected
+
+
 def test_import_can_derive_with_analyzer_11(tmp_path: Path, shared: Path) -> None:
     store_path = str(tmp_path / "s.duckdb")
     result = run("--store", store_path, "import", "--analyzer", "11", shared / EXAMPLE)

@@ -55,9 +55,11 @@ def test_purge_content_and_vacuum_print_what_they_changed(example_store: str) ->
     data = Path(example_store).read_bytes()
     dry = run("--store", example_store, "store", "purge-content", "--dry-run")
     assert dry.exit_code == 0 and dry.output.startswith("would drop ")
+    assert ", clear the raw JSON of " in " ".join(dry.output.split())  # would … clear
     assert Path(example_store).read_bytes() == data
     done = run("--store", example_store, "store", "purge-content")
     assert done.exit_code == 0 and done.output.startswith("dropped ")
+    assert ", cleared the raw JSON of " in " ".join(done.output.split())
     vacuum = run("--store", example_store, "store", "vacuum")
     assert vacuum.exit_code == 0 and "bytes before" in vacuum.output
 

@@ -14,7 +14,7 @@ from sandbox_cases import CHANGES, ESCAPES, READS, outside_files, snapshot
 import valuechain
 from valuechain.errors import StoreError, UsageError
 from valuechain.store import Database
-from valuechain.store.sandbox import check_reads_only
+from valuechain.store.sandbox import a_statement, check_reads_only
 
 
 @pytest.fixture(scope="module")
@@ -156,3 +156,67 @@ def test_a_second_handle_cannot_widen_the_first(store_file: Path, tmp_path: Path
         with pytest.raises(StoreError, match="already open in this process"):
             valuechain.open(store_file, allow_files=tmp_path)
         _intact(first)
+
+
+# Every statement type DuckDB names, as the refusal names it: "an" before a vowel's sound.
+# (SELECT passes; PRAGMA and CALL have a message of their own.)
+NAMED = {
+    "INVALID": "an INVALID statement",
+    "INSERT": "an INSERT statement",
+    "UPDATE": "an UPDATE statement",
+    "CREATE": "a CREATE statement",
+    "DELETE": "a DELETE statement",
+    "PREPARE": "a PREPARE statement",
+    "EXECUTE": "an EXECUTE statement",
+    "ALTER": "an ALTER statement",
+    "TRANSACTION": "a TRANSACTION statement",
+    "COPY": "a COPY statement",
+    "ANALYZE": "an ANALYZE statement",
+    "VARIABLE_SET": "a SET VARIABLE statement",
+    "CREATE_FUNC": "a CREATE FUNCTION statement",
+    "EXPLAIN": "an EXPLAIN statement",
+    "DROP": "a DROP statement",
+    "EXPORT": "an EXPORT statement",
+    "VACUUM": "a VACUUM statement",
+    "SET": "a SET statement",
+    "LOAD": "a LOAD statement",
+    "RELATION": "a RELATION statement",
+    "EXTENSION": "an EXTENSION statement",
+    "LOGICAL_PLAN": "a LOGICAL PLAN statement",
+    "ATTACH": "an ATTACH statement",
+    "DETACH": "a DETACH statement",
+    "MULTI": "a MULTI statement",
+    "COPY_DATABASE": "a COPY DATABASE statement",
+    "MERGE_INTO": "a MERGE INTO statement",
+}
+
+
+def test_every_refusable_statement_type_is_named_here() -> None:
+    refusable = {t.name for t in duckdb.StatementType} - {"SELECT", "PRAGMA", "CALL"}
+    assert refusable == set(NAMED)  # a new DuckDB type gets its article decided here
+
+
+@pytest.mark.parametrize(("kind", "named"), sorted(NAMED.items()))
+def test_a_refusal_names_the_statement_with_its_article(kind: str, named: str) -> None:
+    assert a_statement(kind) == named
+
+
+@pytest.mark.parametrize(
+    ("word", "article"), [("UNION", "a"), ("USE", "a"), ("UPDATE", "an"), ("UNPIVOT", "an")]
+)
+def test_a_u_keyword_takes_the_article_of_its_sound(word: str, article: str) -> None:
+    assert a_statement(word) == f"{article} {word} statement"
+
+
+@pytest.mark.parametrize(
+    ("sql", "said"),
+    [
+        ("ATTACH 'elsewhere.duckdb' AS other", "an ATTACH statement is refused"),
+        ("UPDATE core.spans SET name = 'x'", "an UPDATE statement is refused"),
+        ("DELETE FROM core.spans", "a DELETE statement is refused"),
+    ],
+)
+def test_the_refusal_reads_as_english(sql: str, said: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        check_reads_only(sql)
+    assert refused.value.problem.startswith(said)

@@ -219,6 +219,24 @@ def test_purging_content_keeps_chains_and_funnels(store: Path) -> None:
         assert purge_content(db).dropped == 0  # idempotent
 
 
+def test_a_purge_counts_the_rows_it_changes(store: Path) -> None:
+    rows = "SELECT owner_type, owner_row, ordinal, string_value FROM core.attributes"
+    names = ("expected", "missing", "unexpected", "out_of_order", "argument_mismatches")
+    keys = ["mcp.app.expect.tool_calls", *(f"mcp.app.match.result.{n}" for n in names)]
+    lists = f"SELECT count(*) FROM core.attributes WHERE key IN {tuple(keys)}"
+    with Database(store) as db:
+        before = {tuple(r[:3]): r[3] for r in db.con.execute(rows).fetchall()}
+        (tool_call_lists,) = db.con.execute(lists).fetchall()[0]
+        purge = purge_content(db)
+        after = {tuple(r[:3]): r[3] for r in db.con.execute(rows).fetchall()}
+    gone = before.keys() - after.keys()
+    cut = [k for k in after if after[k] != before[k]]
+    assert (purge.dropped, purge.rewritten) == (len(gone), len(cut))
+    # the lists of tool names only (empty ones among them) were read, and left as they were
+    assert 0 < purge.rewritten < tool_call_lists
+    assert f"cut {len(cut)} tool-call lists that held more than tool names" in purge.describe()
+
+
 @pytest.mark.parametrize(
     "operation",
     [

@@ -113,7 +113,7 @@ def plan(
     skipped: list[Skipped] = []
     for item in expand_paths(paths, pipes=pipes):
         if isinstance(item, Missing):
-            missing.append(_rejected(item.pattern, Code.E_UNREADABLE, item.why))
+            missing.append(_rejected(item.pattern, Code.E_UNREADABLE, item.why, item.hint))
         elif isinstance(item, Skipped):
             skipped.append(item)
         else:
@@ -399,6 +399,6 @@ def _committed(
     return result
 
 
-def _rejected(path: str, code: Code, problem: str) -> SourceResult:
-    error = IngestError(path, None, problem, HINTS[code], code=code.value)
+def _rejected(path: str, code: Code, problem: str, hint: str | None = None) -> SourceResult:
+    error = IngestError(path, None, problem, hint or HINTS[code], code=code.value)
     return SourceResult(path, "rejected", issues=[Issue(code, problem)], error=error)

@@ -231,18 +231,19 @@ class Purge:
 
     dry_run: bool
     dropped: int  # gated attribute values removed
-    rewritten: int  # tool-call lists cut to tool names
+    rewritten: int  # tool-call lists that held more than tool names, cut to them (rows)
     large_values: int
     quarantined: int  # quarantined items whose raw JSON went
     unknown_fields: int
     include_content: int  # `mcp.app.export.include_content` flags set to false
 
     def describe(self) -> str:
-        verb = "would drop" if self.dry_run else "dropped"
+        drop, clear = ("would drop", "clear") if self.dry_run else ("dropped", "cleared")
         return (
-            f"{verb} {_n(self.dropped, 'content value')} and "
+            f"{drop} {_n(self.dropped, 'content value')} and "
             f"{_n(self.large_values, 'large value')}, cut {_n(self.rewritten, 'tool-call list')} "
-            f"to tool names, cleared the raw JSON of {_n(self.quarantined, 'quarantined item')} "
+            f"that held more than tool names down to the names, {clear} the raw JSON of "
+            f"{_n(self.quarantined, 'quarantined item')} "
             f"and {_n(self.unknown_fields, 'unknown field')}, set "
             f"{_n(self.include_content, 'include_content flag')} to false; ids, names, counts, "
             "outcomes, grader results, chains and funnels are unchanged"

@@ -32,6 +32,8 @@ _REFUSED_HINT = (
     "the file is damaged or not a valuechain store, and was not changed: restore a copy, "
     "or point --store elsewhere"
 )
+# How DuckDB says the file is in a storage format newer than it reads.
+_NEWER_DUCKDB = "created with a newer version of DuckDB"
 
 
 def cannot_open(store: str, exc: BaseException) -> StoreError:
@@ -44,6 +46,11 @@ def cannot_open(store: str, exc: BaseException) -> StoreError:
         )
     elif "not a valid DuckDB database file" in text:  # refused before anything is written
         hint = _REFUSED_HINT
+    elif _NEWER_DUCKDB in text:
+        hint = (
+            "the store was written by a newer DuckDB (a newer valuechain, say): upgrade "
+            "valuechain to open it; the file was not changed"
+        )
     elif any(sign in text for sign in _DAMAGED):
         hint = _DAMAGED_HINT
     else:
@@ -68,7 +75,11 @@ def storage_error(exc: BaseException, store: str) -> StoreError | None:
                 "for writing",
                 "free space on that disk (or move the store) and run the command again",
             )
-        if isinstance(current, duckdb.IOException) and any(s in text for s in _DAMAGED):
+        # a block whose checksum is wrong, found by a read mid-command, is a plain duckdb.Error
+        # (a user's SQL that merely names a "checksum" column is a subclass's error)
+        if (isinstance(current, duckdb.IOException) or type(current) is duckdb.Error) and any(
+            s in text for s in _DAMAGED
+        ):
             return StoreError(store, f"the store file is damaged ({text})", _DAMAGED_HINT)
         current = current.__cause__ or current.__context__
     return None

@@ -41,6 +41,10 @@ _TABLE_FUNCTION_HINT = (
     "SELECT * FROM pragma_table_info('spans'), or DESCRIBE spans"
 )
 _LIST_VIEWS = 'list the views with: valuechain sql "SHOW TABLES"'
+# DuckDB's names of statement types as SQL spells them, where the two differ.
+_SPELLED = {"VARIABLE_SET": "SET VARIABLE", "CREATE_FUNC": "CREATE FUNCTION"}
+# Keywords spelled with a vowel but said with a "yoo": "a UNION", "a USE" (but "an UPDATE").
+_SAID_YOO = frozenset({"UNION", "UNIQUE", "USE", "USING"})
 
 
 def sandbox(
@@ -136,8 +140,17 @@ def _check_read(statement: duckdb.Statement) -> None:
     if kind in (duckdb.StatementType.PRAGMA, duckdb.StatementType.CALL):
         raise UsageError("sql", f"{kind.name} statements are refused", _TABLE_FUNCTION_HINT)
     raise UsageError(
-        "sql", f"a {kind.name} statement is refused: SQL here only reads", _CHANGES_HINT
+        "sql", f"{a_statement(kind.name)} is refused: SQL here only reads", _CHANGES_HINT
     )
+
+
+def a_statement(kind: str) -> str:
+    """``a DELETE statement``, ``an ATTACH statement``: DuckDB's statement type ``kind`` as SQL
+    spells it, with the article its first keyword's sound takes."""
+    words = _SPELLED.get(kind, kind.replace("_", " "))
+    first = words.split()[0]
+    article = "an" if first[0] in "AEIOU" and first not in _SAID_YOO else "a"
+    return f"{article} {words} statement"
 
 
 def query_error(exc: duckdb.Error) -> UsageError:

@@ -12,7 +12,8 @@ independently, in bounded memory, by any process:
 - ``Whole``: the whole body, for everything else: a source that fits in one batch (so small
   sources take exactly the one-shot path), a single JSON document read whole, concatenated
   pretty-printed documents, a stream whose first line is not a JSON value, and a bare ``.pb``
-  request. This is the one place memory is not bounded by the batch size.
+  request. This is the one place memory is not bounded by the batch size. (Text in UTF-16 or
+  UTF-32 is rejected by its first bytes alone: its ``Whole`` is the first batch, no more.)
 
 Cuts never split a record, but for a single document's spans (``Items``). NDJSON parts are
 cut before the last non-blank line seen, so every part but the final one is followed by another
@@ -30,6 +31,7 @@ from dataclasses import dataclass, replace
 from valuechain.ingest.bytes import items
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC
 from valuechain.ingest.bytes.json_values import BOM, parses, skip_space
+from valuechain.ingest.bytes.recognise import wide_text
 
 DEFAULT_BATCH_BYTES = 8 << 20
 MAX_RECORD_BYTES = 1 << 30  # a longer length prefix is corrupt framing, not a record
@@ -129,6 +131,9 @@ class Framer:
     def __iter__(self) -> Iterator[Part]:
         buf = bytearray()
         if not self._fill(buf, self.batch_bytes + 1):
+            yield Whole(bytes(buf))
+            return
+        if wide_text(bytes(buf[:64])) is not None:  # rejected as it is: read no further
             yield Whole(bytes(buf))
             return
         start = len(BOM) if buf.startswith(BOM) else 0

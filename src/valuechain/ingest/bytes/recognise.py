@@ -2,11 +2,70 @@
 
 TRACE-FORMAT §5.2: Phoenix span JSON, an OpenTelemetry console-exporter dump, Langfuse trace
 JSON, Jaeger UI JSON, and OTLP logs/metrics only are recognised by their top-level shape.
+JSON in UTF-16 or UTF-32 (Windows PowerShell's ``>`` writes UTF-16) is named by its encoding,
+with the conversion that makes it UTF-8 (§1.8 step 3: the input is UTF-8, a BOM aside).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+# Byte-order marks, the longer first: UTF-32LE's starts as UTF-16LE's does.
+_BOMS = (
+    (b"\x00\x00\xfe\xff", "UTF-32", "big"),
+    (b"\xff\xfe\x00\x00", "UTF-32", "little"),
+    (b"\xfe\xff", "UTF-16", "big"),
+    (b"\xff\xfe", "UTF-16", "little"),
+)
+_SNIFFED_BYTES = 64  # enough ASCII characters (16 to 32) to tell the encoding by its NULs
+
+
+@dataclass(frozen=True, slots=True)
+class WideText:
+    """Text in UTF-16 or UTF-32: its encoding, byte order, and whether a BOM says so."""
+
+    encoding: str  # UTF-16 | UTF-32
+    endian: str  # little | big
+    bom: bool
+
+    def problem(self) -> str:
+        marked = "with a byte-order mark" if self.bom else "without a byte-order mark"
+        return f"the input is {self.encoding} ({self.endian}-endian, {marked}); OTLP/JSON is UTF-8"
+
+    def hint(self) -> str:
+        # with a BOM iconv finds the byte order itself (and drops the mark); without one it
+        # must be told, or it takes big-endian
+        suffix = "" if self.bom else {"little": "LE", "big": "BE"}[self.endian]
+        text = f"convert it, e.g. iconv -f {self.encoding}{suffix} -t UTF-8 FILE > FILE.utf8.json"
+        if self.encoding == "UTF-16":  # how most such files come about
+            text += " (Windows PowerShell's > writes UTF-16; Out-File -Encoding utf8 does not)"
+        return text
+
+
+def wide_text(data: bytes) -> WideText | None:
+    """The UTF-16 or UTF-32 encoding ``data`` starts in: by its byte-order mark, or by the
+    NULs beside each character of an ASCII start (``{\\0"\\0`` …); None for anything else.
+    UTF-8 JSON never holds a raw NUL, so no OTLP input is taken for one."""
+    for bom, encoding, endian in _BOMS:
+        if data.startswith(bom):
+            return WideText(encoding, endian, bom=True)
+    head = data[:_SNIFFED_BYTES]
+    for width, encoding in ((4, "UTF-32"), (2, "UTF-16")):
+        for endian in ("little", "big"):
+            if _ascii_units(head, width, endian):
+                return WideText(encoding, endian, bom=False)
+    return None
+
+
+def _ascii_units(head: bytes, width: int, endian: str) -> bool:
+    """Whether ``head`` is at least two ``width``-byte units, each an ASCII character."""
+    units = [head[i : i + width] for i in range(0, len(head) - width + 1, width)]
+    at = 0 if endian == "little" else width - 1
+    return len(units) >= 2 and all(
+        0 < unit[at] < 0x80 and unit.count(0) == width - 1 for unit in units
+    )
+
 
 OPENINFERENCE_HINT = (
     "for OpenInference spans, export OTLP with the OpenInference "

@@ -19,7 +19,7 @@ from valuechain.contract.issues import Code, Issue
 from valuechain.ingest.bytes import framing, json_values
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
 from valuechain.ingest.bytes.json_locate import Locator
-from valuechain.ingest.bytes.recognise import describe_text
+from valuechain.ingest.bytes.recognise import describe_text, wide_text
 from valuechain.ingest.otlp import native
 from valuechain.ingest.otlp import proto as otlp_proto
 from valuechain.ingest.source.decoded import DecodeOptions
@@ -88,6 +88,10 @@ class PartDecoder(RecordDecoder):
 
     def _whole(self, data: bytes) -> None:
         """The one-shot path: the whole (decompressed) body, exactly as the reference reads it."""
+        wide = wide_text(data)
+        if wide is not None:  # named before any reading tells of "binary data" or bad JSON
+            self.reject(Code.E_NOT_OTLP, "byte 0", wide.problem(), wide.hint())
+            return
         head = data.lstrip(json_values.BOM).lstrip()[:1]
         if head in (b"{", b"["):
             self._check_utf8(data, 0)

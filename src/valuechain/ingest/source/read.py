@@ -26,10 +26,13 @@ _ROTATED = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Missing:
-    """A path or pattern that matched nothing (``why`` says what was looked for)."""
+    """A path or pattern that matched nothing, or names nothing a reader can read (``why``
+    says what was looked for, or what the path is; ``hint``, when given, what to do instead
+    of the unreadable code's general hint)."""
 
     pattern: str
     why: str = "no such file, directory or matching glob"
+    hint: str | None = None
 
 
 NOT_AN_EXPORT_NAME = "not an export by name"
@@ -70,8 +73,11 @@ def expand_paths(
                 continue
         elif path.is_file() or (pipes and path.is_fifo()):  # a pipe named on purpose
             found = [path]
-        elif path.is_symlink():  # named, but its target is gone
+        elif path.is_symlink() and not path.exists():  # named, but its target is gone
             out.append(Missing(text, _dangling(path).why))
+            continue
+        elif path.exists() or text == "-":  # a device, a socket, a pipe here: never read
+            out.append(_not_a_file(text, path))
             continue
         else:
             found = [Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file()]
@@ -110,6 +116,28 @@ def _hidden(relative: Path) -> bool:
 
 def _is_export(path: Path) -> bool:
     return bool(set(path.suffixes) & EXPORT_SUFFIXES)
+
+
+_STDIN_HINT = "pipe or redirect the export into /dev/stdin: valuechain import /dev/stdin < FILE"
+
+
+def _not_a_file(text: str, path: Path) -> Missing:
+    """Why a path that exists but is no file or directory is not read: what it is, and what
+    to do instead. ``/dev/zero`` would be read forever, a terminal waits for typing."""
+    if text == "-":  # not a path here: standard input has a name of its own
+        return Missing(text, "'-' does not name standard input here", _STDIN_HINT)
+    if path.is_char_device():
+        what = "a character device (such as a terminal or /dev/zero)"
+        return Missing(text, f"{what}, not a file valuechain can import", _STDIN_HINT)
+    if path.is_fifo():  # only where ``pipes`` is off: a reader that opens a path twice
+        return Missing(
+            text,
+            "a named pipe, which this command cannot read (it opens each file more than once)",
+            "save the pipe's bytes to a file first, or use valuechain import, which reads a "
+            "pipe as it streams",
+        )
+    what = "a block device" if path.is_block_device() else "a socket"
+    return Missing(text, f"{what}, not a file valuechain can import", "name an export file instead")
 
 
 def _dangling(path: Path) -> Skipped:

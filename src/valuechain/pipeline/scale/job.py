@@ -108,8 +108,9 @@ def scale_paths(
     """
     files, missing, _skipped = plan(paths)
     if missing:
-        first = missing[0]
-        raise UsageError(first.path, "no such file or directory", "check the path or glob")
+        first = missing[0].error  # what the path is, or that nothing matched, and the fix
+        assert first is not None  # every rejection says why
+        raise UsageError(first.source, first.problem, first.hint)
     if not files:
         raise UsageError("PATHS", "no export files found", "name export files or folders")
     target = Path(out).resolve()
