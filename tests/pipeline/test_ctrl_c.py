@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -154,8 +155,9 @@ def test_ctrl_c_at_the_terminal_stops_the_workers_too_and_leaves_nothing_behind(
         args: tuple[str | Path, ...] = ("derive",)
     else:
         args = ("import", "--workers", "0", *exports)
-    temp = tmp_path / "tmp"
-    temp.mkdir()
+    # short, under /tmp: the fork server's socket lives in TMPDIR, and an AF_UNIX path may not
+    # exceed ~107 bytes (pytest's own tmp_path under a CI runner's TMPDIR can be longer)
+    temp = Path(tempfile.mkdtemp(prefix="vc-", dir="/tmp"))
     pids = tmp_path / "pids"
     env = {"INTERRUPT_GROUP": "1", "TMPDIR": str(temp), "INTERRUPT_PIDS": str(pids)}
     done = harness("derive-batch", "SIGINT", "--store", store, *args, **env)
@@ -179,6 +181,7 @@ def test_ctrl_c_at_the_terminal_stops_the_workers_too_and_leaves_nothing_behind(
         for pid in filter(alive, workers):
             os.kill(pid, signal.SIGKILL)
     assert list(temp.iterdir()) == []  # the staging workers' hand-over folder is gone
+    temp.rmdir()
     assert cli("--store", store, "runs").exit_code == 0
 
 
