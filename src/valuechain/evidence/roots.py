@@ -14,6 +14,7 @@ import polars as pl
 
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence import conventions as cv
+from valuechain.evidence import mcp_spans
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.contract_keys import OwnerClass
 from valuechain.evidence.frames import first_non_null
@@ -67,9 +68,7 @@ def trial_roots(
         (
             (
                 (pl.col("t_contract") & pl.col("role").is_in((ck.Role.TOOL_CALL, ck.Role.GRADER)))
-                | (pl.col("oi") == "TOOL")
-                | (pl.col(cv.GENAI_OPERATION) == cv.EXECUTE_TOOL)
-                | (pl.col(cv.MCP_METHOD) == cv.TOOLS_CALL)
+                | mcp_spans.is_tool_span()
             )
             & (pl.col("dropped") > 0)
         )
