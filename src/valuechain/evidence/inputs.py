@@ -350,8 +350,11 @@ class Assembler:
         self, i: int, spans: tuple[StageSpan, ...], tool_errors: tuple[ToolErrorRecord, ...]
     ) -> StageDerivationInput:
         r, f = self.roots, self.roots.facts
+        # A redacted export may hide the ask: User value is then applicable and not
+        # measured (CONTRACT §2.8.6 row 8, noEvidenceCaptured), never notApplicable (issue 39).
         authored = chat_session_case(
-            model_driven=bool(f["needs_model"][i]), has_user_ask=bool(f["has_user_ask"][i])
+            model_driven=bool(f["needs_model"][i]),
+            has_user_ask=bool(f["has_user_ask"][i] or f["content_redacted"][i]),
         )
         evidence = StageEvidence(
             spans=spans, tool_errors=tool_errors, setup_signals=self._folded_setup(i)

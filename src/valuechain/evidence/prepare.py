@@ -93,6 +93,7 @@ _FACTS = (
     "mcp.app.expect.output",
     "needs_model",
     "has_user_ask",
+    "content_redacted",
 )
 
 
