@@ -105,6 +105,14 @@ LLM_INPUT_ROLE_KEY: Final = re.compile(r"^llm\.input_messages\.(\d+)\.message\.r
 # role `user`, the answer's requested tool calls are read like OpenInference's (§2.4 (1)).
 GENAI_PROMPT: Final = "gen_ai.prompt"  # the whole prompt as one string (Python or JSON list)
 GENAI_PROMPT_ROLE_KEY: Final = re.compile(r"^gen_ai\.prompt\.(\d+)\.role$")
+# Output content: a model's (or tool's) answer as captured. Only read to tell an export that
+# captured content from one that left it out (a redacted export, `evidence.roots`).
+OUTPUT_CONTENT_KEY: Final = re.compile(
+    r"^(llm\.output_messages\.\d+\.message\.role|gen_ai\.completion\.\d+\.role)$"
+)
+OUTPUT_CONTENT_KEYS: frozenset[str] = frozenset(
+    {"output.value", "gen_ai.output.messages", "gen_ai.completion"}
+)
 GENAI_COMPLETION_TOOL_CALL_KEY: Final = re.compile(
     r"^gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.(id|name)$"
 )
