@@ -190,8 +190,10 @@ def _user_signals(rows: pl.DataFrame, keys: list[str | None]) -> pl.DataFrame:
     part = rows.filter(pl.col("special") == int(Special.USER_SIGNAL))
     key = lookup(keys, pl.String())
     output = lookup([k is not None and is_output_content(k) for k in keys], pl.Boolean())
-    message = (key != cv.INPUT_VALUE) & ~output & (
-        (pl.col("text") == "user") | pl.col("text").str.contains(_USER_ROLE_IN_MESSAGES)
+    message = (
+        (key != cv.INPUT_VALUE)
+        & ~output
+        & ((pl.col("text") == "user") | pl.col("text").str.contains(_USER_ROLE_IN_MESSAGES))
     )
     return part.select(
         pl.col("owner_row").alias("span_row"),

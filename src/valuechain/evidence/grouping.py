@@ -187,9 +187,7 @@ def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
     )
 
 
-def _join_sessions(
-    foreign: pl.DataFrame, roots: pl.DataFrame
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _join_sessions(foreign: pl.DataFrame, roots: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Foreign roots with traces joined by session: one root per session (its earliest), a
     `session` column (the joining value, null for a lone trace), and trace → trial_trace for
     every trace a session moved into another trace's trial."""

@@ -193,9 +193,9 @@ def _prompt_index(
 def report_transport_errors(tools: pl.DataFrame, roots: pl.DataFrame, log: IssueLog) -> None:
     """`W_TRANSPORT_ERROR_WITHOUT_CODE` for one-span calls (joined calls: in the assembler):
     a contract `transport_error` without a code, or a failure of unknown origin."""
-    transport = pl.col("is_role") & (pl.col("outcome") == ck.TRANSPORT_ERROR) & pl.col(
-        "code"
-    ).is_null()
+    transport = (
+        pl.col("is_role") & (pl.col("outcome") == ck.TRANSPORT_ERROR) & pl.col("code").is_null()
+    )
     unknown = pl.col("evidence") & pl.col("origin_unknown")
     bad = tools.filter(pl.col("simple") & (transport.fill_null(False) | unknown)).join(
         roots.select("trial_index", "trial_id", "run_id"), on="trial_index"

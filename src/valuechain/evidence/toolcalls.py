@@ -83,8 +83,10 @@ def group_tool_spans(spans: Sequence[ToolSpan]) -> list[LogicalCall]:
             union(i, by_call_id.setdefault(s.call_id, i))
         if s.is_transport and s.parent is not None:  # (b)
             j = by_span.get(s.parent)
-            if j is not None and _same_tool(spans[j], s) and (
-                spans[j].is_execution or is_client_to_server(spans[j], s)
+            if (
+                j is not None
+                and _same_tool(spans[j], s)
+                and (spans[j].is_execution or is_client_to_server(spans[j], s))
             ):
                 union(i, j)
         if s.is_transport and s.request_id is not None and s.mcp_session is not None:  # (c)
