@@ -1,4 +1,4 @@
-"""An OTLP request nested inside another JSON document is rejected naming where it sits (issue 39.3)."""
+"""An OTLP request nested in another JSON document is rejected naming where it sits (39.3)."""
 
 from __future__ import annotations
 
