@@ -29,6 +29,7 @@ from valuechain.evidence.classify import (
     classify_key,
     encode,
     gather,
+    is_output_content,
     lookup,
     per_value,
     row_kind,
@@ -184,11 +185,15 @@ _USER_ROLE_IN_MESSAGES = r"""["']role["']\s*:\s*["']user["']"""
 
 
 def _user_signals(rows: pl.DataFrame, keys: list[str | None]) -> pl.DataFrame:
-    """Span rows that show a user ask: a user message, or an `input.value` (§3.8)."""
+    """Span rows that show a user ask — a user message, or an `input.value` (§3.8) — or any
+    message content at all (output keys among them: they are never an ask)."""
     part = rows.filter(pl.col("special") == int(Special.USER_SIGNAL))
     key = lookup(keys, pl.String())
-    message = (key != cv.INPUT_VALUE) & (
-        (pl.col("text") == "user") | pl.col("text").str.contains(_USER_ROLE_IN_MESSAGES)
+    output = lookup([k is not None and is_output_content(k) for k in keys], pl.Boolean())
+    message = (
+        (key != cv.INPUT_VALUE)
+        & ~output
+        & ((pl.col("text") == "user") | pl.col("text").str.contains(_USER_ROLE_IN_MESSAGES))
     )
     return part.select(
         pl.col("owner_row").alias("span_row"),

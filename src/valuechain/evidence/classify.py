@@ -91,6 +91,11 @@ _READ_INDEX = {rk.key: i for i, rk in enumerate(READ_KEYS)}
 _USER_SIGNAL_KEYS = frozenset({cv.INPUT_VALUE, cv.GENAI_INPUT_MESSAGES, cv.GENAI_PROMPT})
 
 
+def is_output_content(key: str) -> bool:
+    """An output content key (read as a user signal row that is never the user's ask)."""
+    return key in cv.OUTPUT_CONTENT_KEYS or cv.OUTPUT_CONTENT_KEY.match(key) is not None
+
+
 @cache
 def classify_key(key: str) -> KeyClass:
     """Classify one distinct attribute key (cached: keys repeat across calls)."""
@@ -115,6 +120,7 @@ def classify_key(key: str) -> KeyClass:
         key in _USER_SIGNAL_KEYS
         or cv.LLM_INPUT_ROLE_KEY.match(key)
         or cv.GENAI_PROMPT_ROLE_KEY.match(key)
+        or is_output_content(key)
     ):
         special = Special.USER_SIGNAL
     if kind is not None:
@@ -141,7 +147,7 @@ def row_kind(key: str, key_class: KeyClass) -> Kind:
     if key_class.special is Special.LLM_CALL:
         return Kind.TEXT
     if key_class.special is Special.USER_SIGNAL:
-        return Kind.JSON if key != cv.INPUT_VALUE else Kind.TEXT
+        return Kind.TEXT if key == cv.INPUT_VALUE or is_output_content(key) else Kind.JSON
     return Kind.STR
 
 

@@ -67,14 +67,18 @@ TOOL_ARGUMENTS: tuple[str, ...] = (
 TOOL_RESULT: tuple[str, ...] = ("output.value", "gen_ai.tool.call.result")
 SESSION: tuple[str, ...] = ("session.id", "gen_ai.conversation.id")
 MCP_SESSION: Final = "mcp.session.id"  # the MCP transport session: a different thing
+# The keys that join several traces into one trial (`evidence.grouping`), in preference order.
+TRIAL_SESSION: tuple[str, ...] = (MCP_SESSION, "gen_ai.conversation.id", "session.id")
 EVALUATION_PREFIXES: tuple[str, ...] = (
     "mcp.app.grader.",
     "gen_ai.evaluation.",
     "evaluation.",
     "annotation.",
 )
-# Span-name prefixes whose suffix is the tool name (last resort of §8 "Tool name").
-TOOL_NAME_PREFIXES: tuple[str, ...] = ("tools/call ", "execute_tool ")
+# Span-name prefixes whose suffix is the tool name (last resort of §8 "Tool name"); the MCP
+# Python SDK names its client spans `MCP send {method} {target}` (mcp 2.3.0,
+# `mcp/shared/jsonrpc_dispatcher.py`).
+TOOL_NAME_PREFIXES: tuple[str, ...] = ("tools/call ", "execute_tool ", "MCP send tools/call ")
 
 GENAI_INPUT_MESSAGES: Final = "gen_ai.input.messages"
 GENAI_OPERATION: Final = "gen_ai.operation.name"
@@ -88,6 +92,7 @@ INFERENCE_OPERATIONS: frozenset[str] = frozenset({"chat", "text_completion", "ge
 EXECUTE_TOOL: Final = "execute_tool"
 TOOLS_CALL: Final = "tools/call"
 INITIALIZE: Final = "initialize"
+SERVER_DISCOVER: Final = "server/discover"  # MCP 2026-07-28: the stateless lifecycle's set-up
 TOOLS_LIST: Final = "tools/list"
 
 # Flattened message keys (§2.1): the requested calls and the roles of input messages.
@@ -100,6 +105,14 @@ LLM_INPUT_ROLE_KEY: Final = re.compile(r"^llm\.input_messages\.(\d+)\.message\.r
 # role `user`, the answer's requested tool calls are read like OpenInference's (§2.4 (1)).
 GENAI_PROMPT: Final = "gen_ai.prompt"  # the whole prompt as one string (Python or JSON list)
 GENAI_PROMPT_ROLE_KEY: Final = re.compile(r"^gen_ai\.prompt\.(\d+)\.role$")
+# Output content: a model's (or tool's) answer as captured. Only read to tell an export that
+# captured content from one that left it out (a redacted export, `evidence.roots`).
+OUTPUT_CONTENT_KEY: Final = re.compile(
+    r"^(llm\.output_messages\.\d+\.message\.role|gen_ai\.completion\.\d+\.role)$"
+)
+OUTPUT_CONTENT_KEYS: frozenset[str] = frozenset(
+    {"output.value", "gen_ai.output.messages", "gen_ai.completion"}
+)
 GENAI_COMPLETION_TOOL_CALL_KEY: Final = re.compile(
     r"^gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.(id|name)$"
 )
@@ -109,6 +122,14 @@ TOOL_CALL_FIELDS: Mapping[str, str] = MappingProxyType(
 )
 LLM_OUTPUT_PREFIX: Final = "llm.output_messages."
 LLM_INPUT_PREFIX: Final = "llm.input_messages."
+
+# traceloop / OpenLLMetry keys (`@traceloop/ai-semantic-conventions` `SpanAttributes`, read in
+# `@traceloop/instrumentation-mcp` 0.27.0 `dist/index.js`); `evidence.mcp_spans` reads them.
+TRACELOOP_SPAN_KIND: Final = "traceloop.span.kind"  # `tool` on a tool span, `session`, …
+TRACELOOP_ENTITY_NAME: Final = "traceloop.entity.name"  # the tool's name on a tool span
+TRACELOOP_ENTITY_INPUT: Final = "traceloop.entity.input"  # JSON: {tool_name, arguments}
+TRACELOOP_ENTITY_OUTPUT: Final = "traceloop.entity.output"  # JSON: {result, is_error}
+TRACELOOP_TOOL: Final = "tool"
 
 # Non-contract keys read from spans, with the kind they are read as.
 FOREIGN_KEYS: Mapping[str, Kind] = MappingProxyType(
@@ -123,6 +144,9 @@ FOREIGN_KEYS: Mapping[str, Kind] = MappingProxyType(
         MCP_SESSION: Kind.STR,
         GENAI_OPERATION: Kind.STR,
         MCP_METHOD: Kind.STR,
+        TRACELOOP_SPAN_KIND: Kind.STR,
+        TRACELOOP_ENTITY_NAME: Kind.STR,
+        TRACELOOP_ENTITY_OUTPUT: Kind.STR,
     }
 )
 

@@ -10,6 +10,13 @@ not trials. Foreign traces: one trial per trace, rooted at the earliest parentle
 the earliest orphan (`W_MULTIPLE_ROOTS` when there are several parentless spans); a trace whose
 every span has a parent in the trace has a cycle (`E_PARENT_CYCLE`). Each of these issues is
 reported once per trace.
+
+A session joins foreign traces (issue 39; the project's docs/TRACE-FORMAT-3.8.md): traces of
+one import source that carry the same `mcp.session.id` — else the same
+`gen_ai.conversation.id`, else `session.id`, each trace read by the first of these keys any
+of its spans carries — are one trial, rooted at the earliest of their roots, every trace kept
+as its evidence. Only within one source: a source is one run (§3.8), and the derive step
+rebuilds whole runs, so every trace of a session is rebuilt together.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from valuechain.contract.issues import Code
+from valuechain.evidence import conventions as cv
 from valuechain.evidence.contract_keys import Role
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 
@@ -50,12 +58,14 @@ def group_spans(spans: pl.DataFrame, trial_key_owners: pl.Series, log: IssueLog)
     )
     _report_missing_roots(spans, trial_key_owners, contract_traces, roots, log)
     foreign = spans.join(contract_traces, on="trace", how="anti")
-    foreign_roots = _foreign_roots(foreign, log)
+    foreign_roots, trace_map = _join_sessions(foreign, _foreign_roots(foreign, log))
     trials = (
         pl.concat(
             [
-                contract_roots.with_columns(pl.lit(False).alias("cycle")),
-                foreign_roots.select("trace", "root_row", "contract", "cycle"),
+                contract_roots.with_columns(
+                    pl.lit(False).alias("cycle"), pl.lit(None, dtype=pl.String).alias("session")
+                ),
+                foreign_roots.select("trace", "root_row", "contract", "cycle", "session"),
             ]
         )
         .sort("root_row")
@@ -66,10 +76,14 @@ def group_spans(spans: pl.DataFrame, trial_key_owners: pl.Series, log: IssueLog)
     trials = trials.join(counts, on="trace", how="left", maintain_order="left").with_columns(
         (pl.col("contract") & (pl.col("roots_in_trace") > 1)).alias("multiple_trial_roots")
     )
-    single = trials.filter(pl.col("roots_in_trace") == 1).select("trace", "trial_index")
+    single = trials.filter(pl.col("roots_in_trace") == 1).select(
+        pl.col("trace").alias("trial_trace"), "trial_index"
+    )
     assigned = (
         spans.select("span_row", "trace")
-        .join(single, on="trace", how="inner")
+        .join(trace_map, on="trace", how="left")
+        .with_columns(pl.col("trial_trace").fill_null(pl.col("trace")))
+        .join(single, on="trial_trace", how="inner")
         .select("span_row", "trial_index")
     )
     multi = trials.filter(pl.col("multiple_trial_roots"))
@@ -170,6 +184,88 @@ def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
         "root_row",
         pl.lit(False).alias("contract"),
         (pl.col("rank") == 2).alias("cycle"),
+    )
+
+
+def _join_sessions(foreign: pl.DataFrame, roots: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Foreign roots with traces joined by session: one root per session (its earliest), a
+    `session` column (the joining value, null for a lone trace), and trace → trial_trace for
+    every trace a session moved into another trace's trial."""
+    empty_map = pl.DataFrame(schema={"trace": pl.String, "trial_trace": pl.String})
+    lone = roots.with_columns(pl.lit(None, dtype=pl.String).alias("session"))
+    keys = _session_keys(foreign)
+    if keys.is_empty():
+        return lone, empty_map
+    # label propagation: each trace takes the least trace id among the traces it shares a
+    # session with, until nothing changes (a chain of shared keys settles in a few rounds)
+    labels = keys.select("trace", pl.col("trace").alias("label")).unique()
+    for _ in range(64):
+        by_key = keys.join(labels, on="trace").group_by("node").agg(pl.col("label").min())
+        moved = (
+            keys.join(by_key, on="node")
+            .group_by("trace")
+            .agg(pl.col("label").min())
+            .join(labels.rename({"label": "old"}), on="trace")
+        )
+        labels = moved.select("trace", "label")
+        if (moved["label"] == moved["old"]).all():
+            break
+    sizes = labels.group_by("label").agg(pl.len().alias("n"))
+    joined = labels.join(sizes.filter(pl.col("n") > 1), on="label", how="semi")
+    if joined.is_empty():
+        return lone, empty_map
+    starts = foreign.select(pl.col("span_row").alias("root_row"), "start_ns")
+    ranked = (
+        roots.join(joined, on="trace")
+        .join(starts, on="root_row", how="left")
+        .sort(["label", "start_ns", "root_row"], nulls_last=True)
+    )
+    first = ranked.group_by("label", maintain_order=True).agg(
+        pl.col("trace").first().alias("trial_trace"), pl.col("cycle").any().alias("any_cycle")
+    )
+    values = keys.join(joined, on="trace").group_by("label").agg(pl.col("value").min())
+    trace_map = joined.join(first, on="label").select("trace", "trial_trace")
+    kept = (
+        lone.join(trace_map, on="trace", how="left")
+        .filter(pl.col("trial_trace").is_null() | (pl.col("trial_trace") == pl.col("trace")))
+        .join(joined, on="trace", how="left")
+        .join(first.select("label", "any_cycle"), on="label", how="left")
+        .join(values, on="label", how="left")
+        .with_columns(
+            (pl.col("cycle") | pl.col("any_cycle").fill_null(False)).alias("cycle"),
+            pl.col("value").alias("session"),
+        )
+    )
+    return kept.select(lone.columns), trace_map
+
+
+def _session_keys(foreign: pl.DataFrame) -> pl.DataFrame:
+    """Per foreign trace: its session node — (source, key, value) of the first key of
+    `TRIAL_SESSION` that any of its spans carries — and the value; traces without one are
+    absent."""
+    parts = [
+        foreign.filter(pl.col(key).is_not_null()).select(
+            "trace", pl.lit(rank).alias("rank"), pl.col(key).cast(pl.String).alias("value")
+        )
+        for rank, key in enumerate(cv.TRIAL_SESSION)
+        if key in foreign.columns
+    ]
+    if not parts:
+        return pl.DataFrame(schema={"trace": pl.String, "node": pl.String, "value": pl.String})
+    source = foreign.group_by("trace").agg(pl.col("source_id").min())
+    found = pl.concat(parts).unique()
+    best = found.group_by("trace").agg(pl.col("rank").min())
+    return (
+        found.join(best, on=["trace", "rank"], how="semi")
+        .join(source, on="trace")
+        .select(
+            "trace",
+            pl.concat_str(
+                [pl.col("source_id").cast(pl.String), pl.col("rank").cast(pl.String), "value"],
+                separator="\x1f",
+            ).alias("node"),
+            "value",
+        )
     )
 
 

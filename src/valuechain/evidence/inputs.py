@@ -35,11 +35,20 @@ from valuechain.contract.derivation import (
 from valuechain.contract.issues import Code
 from valuechain.contract.vocab import SetupAttribution, ToolErrorKind
 from valuechain.evidence import contract_keys as ck
-from valuechain.evidence import conventions as cv
 from valuechain.evidence.authored import CaseFacts, chat_session_case, infer_authored_case
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 from valuechain.evidence.objects import fold_signal, json_list
 from valuechain.evidence.toolcalls import ToolSpan, group_tool_spans
+
+ORIGIN_UNKNOWN_MESSAGE = (
+    "tool span failed (status ERROR) with no JSON-RPC code, no error.type and no isError "
+    "result, so the trace does not show the server caused it; read as a transport failure "
+    "without a code (Tool call protocolError), no code invented"
+)
+TRANSPORT_MESSAGE = (
+    "mcp.app.tool.outcome = transport_error without a numeric error code; "
+    "passed through unchanged (it reads as a domain error)"
+)
 
 Columns = dict[str, list[Any]]
 TOOL_CATEGORY = "tool"
@@ -196,36 +205,37 @@ class Assembler:
             )
             if not executed:  # §3.7: lives only in the tool_calls table
                 continue
-            if (
+            unknown = errored and _origin_unknown(c, rows, head, code_row, contract)
+            if unknown or (
                 contract
                 and c["outcome"][head] == ck.TRANSPORT_ERROR
                 and c["code"][code_row] is None
             ):
-                self._transport_without_code(i, c["span"][head])
+                self._transport_without_code(i, c["span"][head], unknown=unknown)
             span = self._span(head, code_row, "error" if errored else "ok")
             spans.append(span if span.tool_name == name else _renamed(span, name))
             if errored:
                 kind = _error_kind(
                     c["outcome"][head] if contract else None,
                     c["code"][code_row],
-                    [c["error_type"][r] for r in rows],
+                    any(c["content_error"][r] for r in rows),
+                    unknown,
                 )
                 if kind is not None:
                     errors.append(self._error(kind, name))
         return tuple(spans), tuple(errors)
 
-    def _transport_without_code(self, i: int, span: str) -> None:
+    def _transport_without_code(self, i: int, span: str, *, unknown: bool) -> None:
         r = self.roots
         self.log.add(
             EvidenceIssue(
                 Code.W_TRANSPORT_ERROR_WITHOUT_CODE,
-                "mcp.app.tool.outcome = transport_error without a numeric error code; "
-                "passed through unchanged (it reads as a domain error)",
+                ORIGIN_UNKNOWN_MESSAGE if unknown else TRANSPORT_MESSAGE,
                 trace_id=r.trace[i],
                 span_id=span,
                 trial_id=r.trial_id[i],
                 run_id=r.run_id[i],
-                key="mcp.app.tool.outcome",
+                key=None if unknown else "mcp.app.tool.outcome",
             )
         )
 
@@ -340,8 +350,11 @@ class Assembler:
         self, i: int, spans: tuple[StageSpan, ...], tool_errors: tuple[ToolErrorRecord, ...]
     ) -> StageDerivationInput:
         r, f = self.roots, self.roots.facts
+        # A redacted export may hide the ask: User value is then applicable and not
+        # measured (CONTRACT §2.8.6 row 8, noEvidenceCaptured), never notApplicable (issue 39).
         authored = chat_session_case(
-            model_driven=bool(f["needs_model"][i]), has_user_ask=bool(f["has_user_ask"][i])
+            model_driven=bool(f["needs_model"][i]),
+            has_user_ask=bool(f["has_user_ask"][i] or f["content_redacted"][i]),
         )
         evidence = StageEvidence(
             spans=spans, tool_errors=tool_errors, setup_signals=self._folded_setup(i)
@@ -381,13 +394,29 @@ def _renamed(span: StageSpan, name: str | None) -> StageSpan:
     )
 
 
-def _error_kind(outcome: str | None, code: int | None, error_types: list[str | None]) -> str | None:
+def _origin_unknown(c: Columns, rows: list[int], head: int, code_row: int, contract: bool) -> bool:
+    """A failed call none of whose spans shows its origin (`prepare_tools.origin_unknown`)."""
+    outcome = c["outcome"][head] if contract else None
+    return (
+        outcome is None
+        and c["code"][code_row] is None
+        and all(c["error_type"][r] is None and not c["content_error"][r] for r in rows)
+    )
+
+
+def _error_kind(
+    outcome: str | None, code: int | None, content_error: bool, origin_unknown: bool
+) -> str | None:
     """§3.7 toolErrors by `mcp.app.tool.outcome`; without one (§3.8): a JSON-RPC code is a
-    protocol error, `error.type = tool_error` a content error."""
+    protocol error, an `isError` result (`error.type = tool_error`, traceloop's `is_error`) a
+    content error, a failure of unknown origin a protocol error (a transport failure without
+    a code, TRACE-FORMAT §3.7)."""
     if outcome is not None:
         return ck.TOOL_ERROR_KIND_BY_OUTCOME.get(outcome)
     if code is not None:
         return ToolErrorKind.PROTOCOL_ERROR.value
-    if cv.TOOL_ERROR_TYPE in error_types:
+    if content_error:
         return ToolErrorKind.CONTENT_ERROR.value
+    if origin_unknown:
+        return ToolErrorKind.PROTOCOL_ERROR.value
     return None

@@ -17,6 +17,7 @@ import polars as pl
 from valuechain.contract.derivation import IterationInfo, StageAuthoredCase
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence import conventions as cv
+from valuechain.evidence import mcp_spans
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.authored import authored_as_sent
 from valuechain.evidence.contract_keys import OwnerClass
@@ -92,6 +93,7 @@ _FACTS = (
     "mcp.app.expect.output",
     "needs_model",
     "has_user_ask",
+    "content_redacted",
 )
 
 
@@ -236,16 +238,13 @@ def render_groups(st: pl.DataFrame, attrs: Attributes, n: int) -> TrialGroups:
 
 
 def setup_groups(st: pl.DataFrame, n: int) -> TrialGroups:
-    """OTel MCP `initialize` / `tools/list` spans of foreign traces (§3.8)."""
-    method = pl.col(cv.MCP_METHOD)
-    setup = by_trial(
-        st.filter(~pl.col("t_contract") & method.is_in((cv.INITIALIZE, cv.TOOLS_LIST)))
-    )
+    """Set-up request spans of foreign traces (§3.8): `initialize` and MCP 2026-07-28's
+    `server/discover` (connection), `tools/list` (discovery), by `mcp.method.name` or a
+    traceloop `{method}.mcp` name (`evidence.mcp_spans`)."""
+    phase = mcp_spans.setup_phase()
+    setup = by_trial(st.filter(~pl.col("t_contract") & phase.is_not_null()))
     setup = setup.with_columns(
-        pl.when(method == cv.INITIALIZE)
-        .then(pl.lit("connection"))
-        .otherwise(pl.lit("discovery"))
-        .alias("phase"),
+        phase.alias("phase"),
         ((pl.col("status_code") == 2) | pl.col(cv.ERROR_TYPE).is_not_null()).alias("failed"),
     )
     return groups(setup, ["phase", "failed", "span"], n)

@@ -16,11 +16,14 @@ from valuechain.contract.issues import Code
 from valuechain.contract.vocab import ToolErrorKind
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence import conventions as cv
+from valuechain.evidence import mcp_spans
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.contract_keys import OwnerClass
 from valuechain.evidence.frames import epoch_ms, first_non_null, parse_int_code
+from valuechain.evidence.inputs import ORIGIN_UNKNOWN_MESSAGE, TRANSPORT_MESSAGE
 from valuechain.evidence.issues import EvidenceIssue, IssueLog
 from valuechain.evidence.prepare import by_trial, gather_class
+from valuechain.evidence.toolcalls import CLIENT_KIND
 
 TOOL_COLUMNS = (
     "span",
@@ -39,6 +42,8 @@ TOOL_COLUMNS = (
     "errored",
     "executed",
     "error_type",
+    "content_error",
+    "origin_unknown",
     "error_kind",
     "evidence",
     "prompt_index",
@@ -52,30 +57,20 @@ def tool_frame(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
     """Every span that may describe a tool call (§2.4), with what the mapping reads."""
     contract = pl.col("t_contract")
     is_role = contract & (pl.col("role") == ck.Role.TOOL_CALL)
-    is_execution = (pl.col("oi") == "TOOL") | (pl.col(cv.GENAI_OPERATION) == cv.EXECUTE_TOOL)
-    is_transport = pl.col(cv.MCP_METHOD) == cv.TOOLS_CALL
-    tools = by_trial(st.filter(is_role | is_execution | is_transport))
-    name = pl.col("name")
-    suffix = pl.coalesce(
-        [
-            pl.when(name.str.starts_with(p)).then(name.str.strip_prefix(p).str.strip_chars())
-            for p in cv.TOOL_NAME_PREFIXES
-        ]
-    )
+    tools = by_trial(st.filter(is_role | mcp_spans.is_tool_span()))
     outcome = pl.when(contract).then(pl.col("mcp.app.tool.outcome"))
     tools = tools.with_columns(
         is_role.alias("is_role"),
-        is_execution.fill_null(False).alias("is_execution"),
-        is_transport.fill_null(False).alias("is_transport"),
+        mcp_spans.is_execution().alias("is_execution"),
+        mcp_spans.is_transport().alias("is_transport"),
         first_non_null(tools, cv.TOOL_CALL_ID).alias("call_id"),
-        pl.coalesce(first_non_null(tools, cv.TOOL_NAME), pl.when(suffix != "").then(suffix)).alias(
-            "tool_name"
-        ),
+        mcp_spans.tool_name(tools).alias("tool_name"),
         first_non_null(tools, cv.REQUEST_ID).alias("request_id"),
         pl.col(cv.MCP_SESSION).alias("mcp_session"),
         pl.coalesce([parse_int_code(pl.col(k)) for k in cv.ERROR_CODE]).alias("code"),
         outcome.alias("outcome"),
         pl.col(cv.ERROR_TYPE).alias("error_type"),
+        mcp_spans.content_error().alias("content_error"),
         epoch_ms(pl.col("start_ns")).alias("start_ms"),
         epoch_ms(pl.col("end_ns")).alias("end_ms"),
     )
@@ -93,11 +88,16 @@ def tool_frame(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
         .then(kind_by_outcome)
         .when(pl.col("code").is_not_null())
         .then(pl.lit(ToolErrorKind.PROTOCOL_ERROR.value))
-        .when(pl.col("error_type") == cv.TOOL_ERROR_TYPE)
+        .when(pl.col("content_error"))
         .then(pl.lit(ToolErrorKind.CONTENT_ERROR.value))
+        .when(pl.col("origin_unknown"))
+        .then(pl.lit(ToolErrorKind.PROTOCOL_ERROR.value))
     )
     tools = tools.with_columns(
         errored.fill_null(False).alias("errored"),
+        (errored & origin_unknown()).fill_null(False).alias("origin_unknown"),
+    )
+    tools = tools.with_columns(
         executed.alias("executed"),
         pl.when(errored).then(pl.lit("error")).otherwise(pl.lit("ok")).alias("status"),
         error_kind.alias("error_kind"),
@@ -107,15 +107,30 @@ def tool_frame(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
     return tools.with_columns(_simple(tools))
 
 
+def origin_unknown() -> pl.Expr:
+    """A failure whose origin the span does not show (issue 39): no producer outcome, no
+    JSON-RPC code, no `error.type`, no `isError` result. It is read as TRACE-FORMAT §3.7 reads
+    a transport failure without a code: a protocol-error record (Tool call fails
+    `protocolError`), the span itself failed without a code, and the reader says so
+    (`W_TRANSPORT_ERROR_WITHOUT_CODE`) rather than invent a code."""
+    return (
+        pl.col("outcome").is_null()
+        & pl.col("code").is_null()
+        & pl.col("error_type").is_null()
+        & ~pl.col("content_error")
+    )
+
+
 def _simple(tools: pl.DataFrame) -> pl.Series:
     """Per row: whether its trial's tool spans are one span per call (no §2.4 join applies)."""
     call_ids = tools.filter(pl.col("call_id").is_not_null())
     shared_id = call_ids.filter(pl.len().over("trial_index", "call_id") > 1)["trial_index"]
-    candidates = tools.select("trial_index", pl.col("span").alias("parent"), "is_execution")
+    # (b): a tools/call span under an execution span, or a SERVER one under a CLIENT one
+    outer = tools.filter(
+        pl.col("is_execution") | (pl.col("is_transport") & (pl.col("kind") == CLIENT_KIND))
+    ).select("trial_index", pl.col("span").alias("parent"))
     nested = tools.filter(pl.col("is_transport")).join(
-        candidates.filter(pl.col("is_execution")).drop("is_execution"),
-        on=["trial_index", "parent"],
-        how="semi",
+        outer, on=["trial_index", "parent"], how="semi"
     )["trial_index"]
     pairs = tools.filter(
         pl.col("is_transport")
@@ -176,26 +191,27 @@ def _prompt_index(
 
 
 def report_transport_errors(tools: pl.DataFrame, roots: pl.DataFrame, log: IssueLog) -> None:
-    """`W_TRANSPORT_ERROR_WITHOUT_CODE` for one-span calls (joined calls: in the assembler)."""
-    bad = tools.filter(
-        pl.col("simple")
-        & pl.col("is_role")
-        & (pl.col("outcome") == ck.TRANSPORT_ERROR)
-        & pl.col("code").is_null()
-    ).join(roots.select("trial_index", "trial_id", "run_id"), on="trial_index")
-    for trace, span, trial_id, run_id in bad.select(
-        "trace", "span", "trial_id", "run_id"
+    """`W_TRANSPORT_ERROR_WITHOUT_CODE` for one-span calls (joined calls: in the assembler):
+    a contract `transport_error` without a code, or a failure of unknown origin."""
+    transport = (
+        pl.col("is_role") & (pl.col("outcome") == ck.TRANSPORT_ERROR) & pl.col("code").is_null()
+    )
+    unknown = pl.col("evidence") & pl.col("origin_unknown")
+    bad = tools.filter(pl.col("simple") & (transport.fill_null(False) | unknown)).join(
+        roots.select("trial_index", "trial_id", "run_id"), on="trial_index"
+    )
+    for trace, span, trial_id, run_id, is_unknown in bad.select(
+        "trace", "span", "trial_id", "run_id", "origin_unknown"
     ).iter_rows():
         log.add(
             EvidenceIssue(
                 Code.W_TRANSPORT_ERROR_WITHOUT_CODE,
-                "mcp.app.tool.outcome = transport_error without a numeric error code; "
-                "passed through unchanged (it reads as a domain error)",
+                ORIGIN_UNKNOWN_MESSAGE if is_unknown else TRANSPORT_MESSAGE,
                 trace_id=trace,
                 span_id=span,
                 trial_id=trial_id,
                 run_id=run_id,
-                key="mcp.app.tool.outcome",
+                key=None if is_unknown else "mcp.app.tool.outcome",
             )
         )
 

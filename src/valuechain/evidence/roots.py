@@ -14,6 +14,7 @@ import polars as pl
 
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence import conventions as cv
+from valuechain.evidence import mcp_spans
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.contract_keys import OwnerClass
 from valuechain.evidence.frames import first_non_null
@@ -67,9 +68,7 @@ def trial_roots(
         (
             (
                 (pl.col("t_contract") & pl.col("role").is_in((ck.Role.TOOL_CALL, ck.Role.GRADER)))
-                | (pl.col("oi") == "TOOL")
-                | (pl.col(cv.GENAI_OPERATION) == cv.EXECUTE_TOOL)
-                | (pl.col(cv.MCP_METHOD) == cv.TOOLS_CALL)
+                | mcp_spans.is_tool_span()
             )
             & (pl.col("dropped") > 0)
         )
@@ -81,6 +80,7 @@ def trial_roots(
         pl.col("dup_group").is_not_null().any().alias("duplicate_conflict"),
     )
     user_ask = _user_ask_trials(st, attrs, trials["root_row"])
+    with_content = _content_trials(st, attrs)
     roots = (
         roots.join(per_trial, on="trial_index", how="left", maintain_order="left")
         .join(flags, on="trial_index", how="left", maintain_order="left")
@@ -88,6 +88,7 @@ def trial_roots(
             pl.col("trial_index").is_in(llm["trial_index"].implode()).alias("_has_llm"),
             pl.col("trial_index").is_in(turns["trial_index"].implode()).alias("_has_turn"),
             pl.col("trial_index").is_in(user_ask.implode()).alias("has_user_ask"),
+            pl.col("trial_index").is_in(with_content.implode()).alias("_has_content"),
         )
     )
     return roots.with_columns(
@@ -122,8 +123,14 @@ def trial_roots(
         .then(pl.lit(True))
         .when(contract)
         .then(pl.col("include_content").not_())
+        .when(pl.col("_has_llm") & ~pl.col("_has_content"))
+        .then(pl.lit(True))
         .alias("redacted"),
-    ).drop("_n_in", "_n_out", "_has_llm", "_has_turn", "_redacted_span")
+        # a plain trace whose model steps carry no message content at all: the export left
+        # content out (GenAI content capture is opt-in; OpenLLMetry's TRACELOOP_TRACE_CONTENT,
+        # OpenInference's hide_inputs), so whether the user asked anything is not measured
+        (~contract & pl.col("_has_llm") & ~pl.col("_has_content")).alias("content_redacted"),
+    ).drop("_n_in", "_n_out", "_has_llm", "_has_turn", "_redacted_span", "_has_content")
 
 
 def _user_ask_trials(st: pl.DataFrame, attrs: Attributes, root_rows: pl.Series) -> pl.Series:
@@ -132,6 +139,12 @@ def _user_ask_trials(st: pl.DataFrame, attrs: Attributes, root_rows: pl.Series) 
     on_root = pl.col("span_row").is_in(root_rows.implode())
     asks = hits.filter(pl.col("message") | (pl.col("input_value") & on_root))
     return asks["trial_index"].unique()
+
+
+def _content_trials(st: pl.DataFrame, attrs: Attributes) -> pl.Series:
+    """Trials with any message or input content: a message of any role, an `input.value`."""
+    hits = st.select("span_row", "trial_index").join(attrs.user_signals, on="span_row")
+    return hits["trial_index"].unique()
 
 
 def _source_runs_expr(roots: pl.DataFrame, source_runs: SourceRuns | None) -> pl.Expr:

@@ -133,7 +133,8 @@ class TrialTable:
             "exclusion_class",
             "source_id",
             "contract",
-            first_non_null(r, cv.SESSION).alias("session_id"),
+            # the session that joined the trial's traces, else the root's own session key
+            pl.coalesce(pl.col("session"), first_non_null(r, cv.SESSION)).alias("session_id"),
         )
         return frame.to_arrow().select(EVIDENCE_TRIALS.names).cast(EVIDENCE_TRIALS)
 

@@ -4,7 +4,10 @@ One logical call can show up as an LLM `tool_call` entry (the request), an OpenI
 `TOOL` / GenAI `execute_tool` span (the execution), an MCP `tools/call` CLIENT span (the
 transport, possibly the same span) and an MCP SERVER span. Spans are joined, in order, by
 (a) tool-call id, (b) nesting — a `tools/call` span under an execution span of the same
-tool — and (c) MCP pairing on `jsonrpc.request.id` + `mcp.session.id`. Requests join their
+tool, or a SERVER `tools/call` span under the CLIENT `tools/call` span of the same tool whose
+trace context it received (`params._meta`, §2.3: the MCP Python SDK writes no session id, so
+(c) cannot pair its two sides) — and (c) MCP pairing on `jsonrpc.request.id` +
+`mcp.session.id`. Requests join their
 execution by tool-call id; a request that never executed is a distinct fact, not a call.
 """
 
@@ -80,7 +83,11 @@ def group_tool_spans(spans: Sequence[ToolSpan]) -> list[LogicalCall]:
             union(i, by_call_id.setdefault(s.call_id, i))
         if s.is_transport and s.parent is not None:  # (b)
             j = by_span.get(s.parent)
-            if j is not None and spans[j].is_execution and _same_tool(spans[j], s):
+            if (
+                j is not None
+                and _same_tool(spans[j], s)
+                and (spans[j].is_execution or is_client_to_server(spans[j], s))
+            ):
                 union(i, j)
         if s.is_transport and s.request_id is not None and s.mcp_session is not None:  # (c)
             union(i, by_request.setdefault((s.request_id, s.mcp_session), i))
@@ -93,6 +100,16 @@ def group_tool_spans(spans: Sequence[ToolSpan]) -> list[LogicalCall]:
         calls.append(LogicalCall(head, tuple(members)))
     calls.sort(key=lambda call: call.members[0])
     return calls
+
+
+def is_client_to_server(outer: ToolSpan, inner: ToolSpan) -> bool:
+    """The server side of a `tools/call` directly under its client side (§2.4 (b))."""
+    return (
+        outer.is_transport
+        and outer.kind == CLIENT_KIND
+        and inner.kind == SERVER_KIND
+        and (outer.request_id is None or inner.request_id in (None, outer.request_id))
+    )
 
 
 def _same_tool(outer: ToolSpan, inner: ToolSpan) -> bool:

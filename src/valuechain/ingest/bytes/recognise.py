@@ -8,6 +8,8 @@ with the conversion that makes it UTF-8 (§1.8 step 3: the input is UTF-8, a BOM
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,9 +101,53 @@ def describe_non_otlp(obj: Any) -> str:
             return "Jaeger UI JSON (data[].spans[].traceID); export OTLP from Jaeger's api_v3"
         if "observations" in obj or obj.get("object") == "trace":
             return "Langfuse trace JSON (observations); export OTLP instead"
+        nested = nested_otlp(obj)
+        if nested is not None:
+            return nested
         keys = ", ".join(sorted(obj)[:6]) or "none"
         return f"a JSON object without resourceSpans (top-level keys: {keys})"
     return f"a JSON {type(obj).__name__}, not an object"
+
+
+_OTLP_KEYS = ("resourceSpans", "resource_spans")
+_NESTED_NODES = 10_000  # how many JSON values the search for a nested request looks at
+
+
+def nested_otlp(obj: Any) -> str | None:
+    """Where an OTLP trace request sits inside another JSON document (issue 39.3): an object
+    with ``resourceSpans``, or a string holding one as JSON text, below the top level — e.g. a
+    tracing backend's ``{"trace_requests": [{"pbreq": {...}}]}``. None when there is none.
+    Breadth first, so the shallowest wins; at most ``_NESTED_NODES`` values are looked at."""
+    queue: list[tuple[str, Any]] = [("", obj)]
+    for _ in range(_NESTED_NODES):
+        if not queue:
+            return None
+        path, node = queue.pop(0)
+        if isinstance(node, str) and path and '"resource' in node and node.lstrip()[:1] == "{":
+            try:
+                node = json.loads(node)
+            except ValueError:
+                continue
+            if isinstance(node, dict) and any(k in node for k in _OTLP_KEYS):
+                return _nested_message(path, as_text=True)
+            continue
+        if isinstance(node, dict):
+            if path and any(k in node for k in _OTLP_KEYS):
+                return _nested_message(path, as_text=False)
+            queue.extend((f"{path}.{k}" if path else str(k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            queue.extend((f"{path}[{i}]", v) for i, v in enumerate(node))
+    return None
+
+
+def _nested_message(path: str, *, as_text: bool) -> str:
+    jq = "." + re.sub(r"\[\d+\]", "[]", path)
+    inner = "as a JSON string " if as_text else ""
+    unpack = f"jq -c '{jq}{' | fromjson' if as_text else ''}' FILE > requests.jsonl"
+    return (
+        f"an OTLP trace request nested inside another JSON document, {inner}at {path} "
+        f"(not at the top level); extract it and import that, e.g. {unpack}"
+    )
 
 
 def describe_text(data: bytes) -> str:
