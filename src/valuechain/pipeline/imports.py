@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +21,10 @@ import duckdb
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import IngestError, Interrupted
+from valuechain.contract.matching import MatchOptions, ToolCall, ToolCallMatch
+from valuechain.derive import evaluate_tool_calls
 from valuechain.ingest.bytes.items import SPANS, DocumentRefused
+from valuechain.ingest.mcpjam import SdkTranslator
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
@@ -33,6 +36,17 @@ from valuechain.store import Committed, Database, PendingDerivation, SourceWrite
 from valuechain.store.interrupt import is_interruption
 
 ProgressFn = Callable[[int], None]  # bytes decoded (the simple watcher: `BytesDecoded`)
+
+
+def _sdk_matcher(
+    expected: Sequence[ToolCall], actual: Sequence[ToolCall], options: MatchOptions, negative: bool
+) -> ToolCallMatch:
+    return evaluate_tool_calls(expected, actual, options, is_negative_test=negative)
+
+
+# MCPJam SDK results are graded by derive's matcher as they are translated (ingest cannot
+# import derive: the pipeline hands it over)
+SDK_RESULTS = SdkTranslator(_sdk_matcher)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +255,9 @@ def import_file(
     while True:
         progress.start(Phase.DECODE, size, shown)
         chunks = _chunks(path, byte_range, piece, progress.advance)
-        stream = SourceStream(chunks, name, options.decode, executor, documents=documents)
+        stream = SourceStream(
+            chunks, name, options.decode, executor, documents=documents, sdk=SDK_RESULTS
+        )
         try:
             return _write_source(db, stream, size, import_id, options, then, progress, shown)
         except DocumentRefused as refused:  # every batch written is undone: read it again
