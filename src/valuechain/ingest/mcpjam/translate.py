@@ -162,6 +162,7 @@ def _run_attrs(
             "mcp.app.run.trials_expected",
             expected if isinstance(expected, int) and expected >= len(results) else len(results),
         ),
+        _s("mcp.app.run.measurement_unit", "caseVariant"),
         _s("mcp.app.run.materialization_state", "final" if run.finalized else "provisional"),
         _i("mcp.app.run.verdict_policy_version", 2),
         _d("mcp.app.suite.default_pass_threshold", _pass_threshold(settings)),
@@ -605,8 +606,8 @@ def _matcher_spans(
         ]
         if passed is not None:
             attrs += [_b("mcp.app.match.result.passed", passed), _b("mcp.app.grader.passed", passed)]
-        parent = turns.get(index, root)
-        out.append(_span(ids.trace, ids.span(f"match {index}"), parent, "grade toolCalls:match",
+        # graders hang under the trial root (TRACE-FORMAT §3.3); the turn is their turn_index
+        out.append(_span(ids.trace, ids.span(f"match {index}"), root, "grade toolCalls:match",
                          end_ms, end_ms, attrs))
         expectations.append(expected)
     return expectations
