@@ -567,7 +567,7 @@ def _matcher_spans(
                 passed if isinstance(passed, bool) else None,
             ))
     elif result.get("expectedToolCalls") is not None or result.get("isNegativeTest") is True:
-        expected = [_call(c) for c in _list(result.get("expectedToolCalls"))]
+        expected = [_call(c) for c in _expected_calls(result)]
         actual = [_call(c) for c in _list(result.get("actualToolCalls"))]
         options = ident.resolved_match_options(result.get("matchOptions"))
         match = matcher(
@@ -579,7 +579,7 @@ def _matcher_spans(
         )
         rows.append((
             0,
-            [] if result.get("isNegativeTest") is True else _list(result.get("expectedToolCalls")),
+            [] if result.get("isNegativeTest") is True else _expected_calls(result),
             [_wire(c) for c in match.missing],
             [_wire(c) for c in match.extra],
             [{"toolName": m.tool_name, "expectedArgs": dict(m.expected_args),
@@ -613,6 +613,30 @@ def _matcher_spans(
     return expectations
 
 
+def _expected_calls(result: dict[str, Any]) -> list[Any]:
+    """The case's expected calls, with each gating `toolCalledWith` predicate promoted into
+    them when not already there (CONTRACT §3.1: it is graded inside the matcher)."""
+    calls = list(_list(result.get("expectedToolCalls")))
+    seen = {ident.canonical(c) for c in calls}
+    for row in _predicate_rows(result):
+        call = _promoted(row)
+        if call is not None and ident.canonical(call) not in seen:
+            seen.add(ident.canonical(call))
+            calls.append(call)
+    return calls
+
+
+def _promoted(row: dict[str, Any]) -> dict[str, Any] | None:
+    predicate = row.get("predicate")
+    if not isinstance(predicate, dict) or predicate.get("type") != "toolCalledWith":
+        return None
+    if predicate.get("role") == "advisory" or not isinstance(predicate.get("toolName"), str):
+        return None
+    args = predicate.get("args")
+    inner = args.get("args") if isinstance(args, dict) else None
+    return {"toolName": predicate["toolName"], "arguments": inner if isinstance(inner, dict) else {}}
+
+
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -639,7 +663,7 @@ def _predicate_spans(
     ids: _Ids, root: str, result: dict[str, Any], end_ms: float, out: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """One predicate grader per `metadata.predicates[]` row (6.x): kind, tool, role, verdict."""
-    rows = _predicate_rows(result)
+    rows = [r for r in _predicate_rows(result) if _promoted(r) is None]
     for k, row in enumerate(rows):
         predicate = row.get("predicate") if isinstance(row.get("predicate"), dict) else {}
         kind = predicate.get("type")
