@@ -21,10 +21,10 @@ from tempfile import TemporaryDirectory
 import duckdb
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
-from valuechain.contract.versions import STAGE_ANALYZER_VERSION
-from valuechain.errors import IngestError, Interrupted
 from valuechain.contract.matching import MatchOptions, ToolCall, ToolCallMatch
+from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.derive import evaluate_tool_calls
+from valuechain.errors import IngestError, Interrupted
 from valuechain.ingest.bytes.items import SPANS, DocumentRefused
 from valuechain.ingest.mcpjam import SdkTranslator, looks_like_sdk
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
@@ -169,7 +169,13 @@ def import_paths(
                 label = f"{k}/{len(sources)} {reading.name if name is None else name}"
                 report.sources.append(
                     import_file(
-                        db, reading, import_id, options, pool, name=name, progress=progress,
+                        db,
+                        reading,
+                        import_id,
+                        options,
+                        pool,
+                        name=name,
+                        progress=progress,
                         label=label,
                     )
                 )

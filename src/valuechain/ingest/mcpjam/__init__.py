@@ -19,7 +19,13 @@ from valuechain.ingest.mcpjam.payloads import (
 )
 from valuechain.ingest.mcpjam.translate import Matcher, translate
 
-__all__ = ["SNIFF_BYTES", "Matcher", "SdkTranslator", "Translation", "looks_like_sdk"]
+__all__ = [
+    "SNIFF_BYTES",
+    "Matcher",
+    "SdkTranslator",
+    "Translation",
+    "looks_like_sdk",
+]
 
 ENCODING_FLAVOR = "mcpjam-sdk"
 

@@ -7,10 +7,11 @@ supply (a run group without CI metadata) stays absent, and CONTRACT §5.11 block
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+import orjson
 
 _OPAQUE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")  # CONTRACT §6.3, TRACE-FORMAT §3.1
 _ITER_SUFFIX = re.compile(r"^(?P<title>.+)-iter-(?P<n>[1-9][0-9]*)$")
@@ -25,7 +26,7 @@ MATCH_DEFAULTS: Mapping[str, Any] = {
 
 def canonical(value: Any) -> bytes:
     """Key-sorted compact JSON: one byte string per meaning."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
 
 
 def short_hash(*parts: Any, n: int = 16) -> str:
@@ -114,7 +115,9 @@ def run_group(settings: Mapping[str, Any]) -> str | None:
     pipeline = ci.get("pipelineId")
     if not isinstance(pipeline, str) or not pipeline.strip():
         return None
-    return "rg_" + short_hash(settings.get("suiteName"), ci.get("provider"), pipeline, ci.get("branch"))
+    return "rg_" + short_hash(
+        settings.get("suiteName"), ci.get("provider"), pipeline, ci.get("branch")
+    )
 
 
 def resolved_match_options(options: Any) -> dict[str, Any]:

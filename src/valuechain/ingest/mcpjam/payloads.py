@@ -19,9 +19,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 # The keys that start an SDK payload (JSON.stringify keeps the literal's key order) and the
 # keys that say OTLP; sniffed in the first bytes only.
-_SDK_KEYS = re.compile(rb'"(caseTitle|suiteName|externalRunId|externalIterationId|actualToolCalls)"')
+_SDK_KEYS = re.compile(
+    rb'"(caseTitle|suiteName|externalRunId|externalIterationId|actualToolCalls)"'
+)
 _OTLP_KEYS = re.compile(rb'"(resourceSpans|resource_spans|scopeSpans|scope_spans)"')
 _TRACE_SPAN_KEYS = re.compile(rb'"category"\s*:\s*"(step|llm|tool|error)"')
 SNIFF_BYTES = 64 << 10
@@ -39,7 +43,7 @@ def looks_like_sdk(head: bytes) -> bool:
     return bool(_SDK_KEYS.search(head) or _TRACE_SPAN_KEYS.search(head))
 
 
-class NotResults(Exception):
+class NotResults(Exception):  # noqa: N818 (it is a verdict on the input, not a failure)
     """The source is none of the SDK shapes (``problem`` says what it is)."""
 
     def __init__(self, problem: str, hint: str) -> None:
@@ -90,7 +94,7 @@ def read_payload(data: bytes, source_stem: str) -> Payload:
             neither, or not JSON at all).
     """
     text = data.decode("utf-8", "replace")
-    values: list[tuple[str, int | None, Any]] = []
+    values: list[tuple[str, int | None, Any]] = []  # (path, line, value)
     quarantined: list[Quarantined] = []
     try:
         values.append(("$", None, json.loads(text)))
@@ -105,8 +109,8 @@ def read_payload(data: bytes, source_stem: str) -> Payload:
         if not values:
             raise NotResults("not JSON", "export the SDK's results with JSON.stringify") from None
     grouper = _Grouper(source_stem, quarantined)
-    for path, line, value in values:
-        grouper.add(path, line, value)
+    for where, line_no, value in values:
+        grouper.add(where, line_no, value)
     return Payload(grouper.finish(), quarantined)
 
 
@@ -287,7 +291,7 @@ def _at(path: str) -> str:
 
 
 def _canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
 
 
 def _excerpt(value: Any) -> str:

@@ -111,9 +111,14 @@ def _run_lines(run: SdkRun, matcher: Matcher, problems: list[Quarantined]) -> It
         except ValueError as exc:  # match options the matcher refuses (CONTRACT §2.4)
             problems.append(Quarantined(f"{path}.matchOptions", str(exc)))
             continue
-        request = {"resourceSpans": [{"resource": resource, "scopeSpans": [
-            {"scope": {"name": PRODUCER}, "spans": spans}
-        ]}]}
+        request = {
+            "resourceSpans": [
+                {
+                    "resource": resource,
+                    "scopeSpans": [{"scope": {"name": PRODUCER}, "spans": spans}],
+                }
+            ]
+        }
         yield _encode(request)
 
 
@@ -265,7 +270,9 @@ def _trial(
         _s("mcp.app.trial.id", trial_id),
         _i("mcp.app.trial.iteration_number", _iteration_number(result, repetition)),
         _i("mcp.app.trial.repetition", repetition),
-        _i("mcp.app.trial.repetitions_configured", facts.repetitions[(case, f"{provider}/{model}")]),
+        _i(
+            "mcp.app.trial.repetitions_configured", facts.repetitions[(case, f"{provider}/{model}")]
+        ),
         _s("mcp.app.trial.variant_key", variant_key),
         _s("mcp.app.trial.status", "completed"),
         _s("mcp.app.trial.result", "passed" if result["passed"] else "failed"),
@@ -295,7 +302,7 @@ def _trial(
 def _duration(result: dict[str, Any], trace_spans: list[dict[str, Any]]) -> float:
     ends = [s["endMs"] for s in trace_spans if _number(s.get("endMs"))]
     duration = result.get("durationMs")
-    return max([*ends, duration if _number(duration) else 0, 1])
+    return float(max([*ends, duration if _number(duration) else 0, 1]))
 
 
 def _number(value: Any) -> bool:
@@ -403,7 +410,9 @@ def _tool_results(messages: list[Any]) -> Iterator[dict[str, Any]]:
 def _failure_kind(part: dict[str, Any]) -> str | None:
     error = part.get("error")
     if (isinstance(error, str) and error.strip()) or (
-        isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"].strip()
+        isinstance(error, dict)
+        and isinstance(error.get("message"), str)
+        and error["message"].strip()
     ):
         return "protocol-error"
     output = part.get("output")
@@ -412,7 +421,11 @@ def _failure_kind(part: dict[str, Any]) -> str | None:
     result = part.get("result")
     if isinstance(result, dict) and result.get("isError") is True:
         return "content-error"
-    unwrapped = output.get("value") if isinstance(output, dict) and "type" in output and "value" in output else output
+    unwrapped = (
+        output.get("value")
+        if isinstance(output, dict) and "type" in output and "value" in output
+        else output
+    )
     if isinstance(unwrapped, dict) and unwrapped.get("isError") is True:
         return "content-error"
     return "content-error" if part.get("isError") is True else None
@@ -441,8 +454,18 @@ def _tool_spans(
         outcome = _outcome(span.get("status") == "error", code, failure)
         parent = turns.get(_prompt_index(span), root)
         out.append(
-            _tool_span(ids, f"tool {k}", parent, name, call_id, span.get("serverId"), outcome, code,
-                       span.get("startMs"), span.get("endMs"))
+            _tool_span(
+                ids,
+                f"tool {k}",
+                parent,
+                name,
+                call_id,
+                span.get("serverId"),
+                outcome,
+                code,
+                span.get("startMs"),
+                span.get("endMs"),
+            )
         )
         written += 1
     if written or not messages:
@@ -452,8 +475,18 @@ def _tool_spans(
         failure = failures.get(call_id) if isinstance(call_id, str) else failures.get(f"#{k}")
         outcome = _outcome(False, None, failure)
         out.append(
-            _tool_span(ids, f"result {k}", turns.get(0, root), part.get("toolName"), call_id, None,
-                       outcome, None, 0, 0)
+            _tool_span(
+                ids,
+                f"result {k}",
+                turns.get(0, root),
+                part.get("toolName"),
+                call_id,
+                None,
+                outcome,
+                None,
+                0,
+                0,
+            )
         )
         written += 1
     return written
@@ -500,8 +533,17 @@ def _tool_span(
         attrs.append(_s("rpc.response.status_code", str(code)))
     start_ms = start if _number(start) else 0
     end_ms = end if _number(end) else start_ms
-    return _span(ids.trace, ids.span(local), parent, f"tools/call {tool}", start_ms, end_ms, attrs,
-                 error=outcome != "ok", kind=3)
+    return _span(
+        ids.trace,
+        ids.span(local),
+        parent,
+        f"tools/call {tool}",
+        start_ms,
+        end_ms,
+        attrs,
+        error=outcome != "ok",
+        kind=3,
+    )
 
 
 def _llm_and_error_spans(
@@ -516,27 +558,53 @@ def _llm_and_error_spans(
         category = span.get("category")
         if category not in ("llm", "error"):
             continue
-        start = span.get("startMs") if _number(span.get("startMs")) else 0
-        end = span.get("endMs") if _number(span.get("endMs")) else start
+        start = float(span["startMs"]) if _number(span.get("startMs")) else 0.0
+        end = float(span["endMs"]) if _number(span.get("endMs")) else start
         parent = turns.get(_prompt_index(span), root)
         failed = span.get("status") == "error"
         if category == "error":
             name = span.get("name") if isinstance(span.get("name"), str) else "error"
-            out.append(_span(ids.trace, ids.span(f"error {k}"), parent, str(name)[:200], start, end,
-                             [_s("error.type", "sdk_error")], error=True))
+            out.append(
+                _span(
+                    ids.trace,
+                    ids.span(f"error {k}"),
+                    parent,
+                    str(name)[:200],
+                    start,
+                    end,
+                    [_s("error.type", "sdk_error")],
+                    error=True,
+                )
+            )
             continue
-        attrs = [_s("mcp.app.span.role", "llm"), _s("openinference.span.kind", "LLM"),
-                 _s("gen_ai.operation.name", "chat")]
+        attrs = [
+            _s("mcp.app.span.role", "llm"),
+            _s("openinference.span.kind", "LLM"),
+            _s("gen_ai.operation.name", "chat"),
+        ]
         if isinstance(span.get("modelId"), str):
             attrs.append(_s("gen_ai.request.model", span["modelId"]))
-        for key, otel in (("inputTokens", "gen_ai.usage.input_tokens"),
-                          ("outputTokens", "gen_ai.usage.output_tokens")):
+        for key, otel in (
+            ("inputTokens", "gen_ai.usage.input_tokens"),
+            ("outputTokens", "gen_ai.usage.output_tokens"),
+        ):
             if isinstance(span.get(key), int) and not isinstance(span.get(key), bool):
                 attrs.append(_i(otel, span[key]))
         if isinstance(span.get("stepIndex"), int):
             attrs.append(_i("mcp.app.step.index", span["stepIndex"]))
-        out.append(_span(ids.trace, ids.span(f"llm {k}"), parent, "chat", start, end, attrs,
-                         error=failed, kind=3))
+        out.append(
+            _span(
+                ids.trace,
+                ids.span(f"llm {k}"),
+                parent,
+                "chat",
+                start,
+                end,
+                attrs,
+                error=failed,
+                kind=3,
+            )
+        )
 
 
 # ---------------------------------------------------------------------------- graders
@@ -548,7 +616,7 @@ def _matcher_spans(
     matcher: Matcher,
     end_ms: float,
     out: list[dict[str, Any]],
-) -> list[list[dict[str, Any]]]:
+) -> list[list[Any]]:
     """One matcher grader per turn: the SDK's own per-turn summaries (`trace.prompts`, whose
     `passed` is load-bearing, CONTRACT §2.2) when sent; else the case's expected vs actual
     calls graded by the matcher under the result's match options. No expectation and no
@@ -558,14 +626,16 @@ def _matcher_spans(
     if summaries:
         for p in summaries:
             passed = p.get("passed")
-            rows.append((
-                _prompt_index(p),
-                _list(p.get("expectedToolCalls")),
-                _list(p.get("missing")),
-                _list(p.get("unexpected")),
-                _list(p.get("argumentMismatches")),
-                passed if isinstance(passed, bool) else None,
-            ))
+            rows.append(
+                (
+                    _prompt_index(p),
+                    _list(p.get("expectedToolCalls")),
+                    _list(p.get("missing")),
+                    _list(p.get("unexpected")),
+                    _list(p.get("argumentMismatches")),
+                    passed if isinstance(passed, bool) else None,
+                )
+            )
     elif result.get("expectedToolCalls") is not None or result.get("isNegativeTest") is True:
         expected = [_call(c) for c in _expected_calls(result)]
         actual = [_call(c) for c in _list(result.get("actualToolCalls"))]
@@ -573,19 +643,28 @@ def _matcher_spans(
         match = matcher(
             expected,
             actual,
-            MatchOptions(options["argumentMatching"], options["toolCallOrder"],
-                         options["maxExtraToolCalls"]),
+            MatchOptions(
+                options["argumentMatching"], options["toolCallOrder"], options["maxExtraToolCalls"]
+            ),
             result.get("isNegativeTest") is True,
         )
-        rows.append((
-            0,
-            [] if result.get("isNegativeTest") is True else _expected_calls(result),
-            [_wire(c) for c in match.missing],
-            [_wire(c) for c in match.extra],
-            [{"toolName": m.tool_name, "expectedArgs": dict(m.expected_args),
-              "actualArgs": dict(m.actual_args)} for m in match.argument_mismatches],
-            match.passed,
-        ))
+        rows.append(
+            (
+                0,
+                [] if result.get("isNegativeTest") is True else _expected_calls(result),
+                [_wire(c) for c in match.missing],
+                [_wire(c) for c in match.extra],
+                [
+                    {
+                        "toolName": m.tool_name,
+                        "expectedArgs": dict(m.expected_args),
+                        "actualArgs": dict(m.actual_args),
+                    }
+                    for m in match.argument_mismatches
+                ],
+                match.passed,
+            )
+        )
     expectations = []
     for index, expected, missing, unexpected, mismatches, passed in rows:
         attrs = [
@@ -605,10 +684,22 @@ def _matcher_spans(
             _i("mcp.app.match.result.argument_mismatch_count", len(mismatches)),
         ]
         if passed is not None:
-            attrs += [_b("mcp.app.match.result.passed", passed), _b("mcp.app.grader.passed", passed)]
+            attrs += [
+                _b("mcp.app.match.result.passed", passed),
+                _b("mcp.app.grader.passed", passed),
+            ]
         # graders hang under the trial root (TRACE-FORMAT §3.3); the turn is their turn_index
-        out.append(_span(ids.trace, ids.span(f"match {index}"), root, "grade toolCalls:match",
-                         end_ms, end_ms, attrs))
+        out.append(
+            _span(
+                ids.trace,
+                ids.span(f"match {index}"),
+                root,
+                "grade toolCalls:match",
+                end_ms,
+                end_ms,
+                attrs,
+            )
+        )
         expectations.append(expected)
     return expectations
 
@@ -634,7 +725,10 @@ def _promoted(row: dict[str, Any]) -> dict[str, Any] | None:
         return None
     args = predicate.get("args")
     inner = args.get("args") if isinstance(args, dict) else None
-    return {"toolName": predicate["toolName"], "arguments": inner if isinstance(inner, dict) else {}}
+    return {
+        "toolName": predicate["toolName"],
+        "arguments": inner if isinstance(inner, dict) else {},
+    }
 
 
 def _list(value: Any) -> list[Any]:
@@ -665,7 +759,8 @@ def _predicate_spans(
     """One predicate grader per `metadata.predicates[]` row (6.x): kind, tool, role, verdict."""
     rows = [r for r in _predicate_rows(result) if _promoted(r) is None]
     for k, row in enumerate(rows):
-        predicate = row.get("predicate") if isinstance(row.get("predicate"), dict) else {}
+        found = row.get("predicate")
+        predicate: dict[str, Any] = found if isinstance(found, dict) else {}
         kind = predicate.get("type")
         attrs = [
             _s("mcp.app.span.role", "grader"),
@@ -690,8 +785,17 @@ def _predicate_spans(
         if isinstance(scope, dict) and isinstance(scope.get("promptIndex"), int):
             attrs.append(_i("mcp.app.grader.turn_index", scope["promptIndex"]))
         attrs.append(_json("mcp.app.predicate.spec", predicate))
-        out.append(_span(ids.trace, ids.span(f"predicate {k}"), root, f"grade predicate:{kind}",
-                         end_ms, end_ms, attrs))
+        out.append(
+            _span(
+                ids.trace,
+                ids.span(f"predicate {k}"),
+                root,
+                f"grade predicate:{kind}",
+                end_ms,
+                end_ms,
+                attrs,
+            )
+        )
     return rows
 
 
@@ -709,10 +813,18 @@ def _evaluator_errored(result: dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------- the case
-_SELECTION_KINDS = frozenset({
-    "toolCalledAtLeastOnce", "firstToolWas", "toolNeverCalled", "onlyToolsCalled",
-    "toolCallCountUnder", "toolCalledBefore", "noDeprecatedToolCalled", "noDestructiveToolCalled",
-})
+_SELECTION_KINDS = frozenset(
+    {
+        "toolCalledAtLeastOnce",
+        "firstToolWas",
+        "toolNeverCalled",
+        "onlyToolsCalled",
+        "toolCallCountUnder",
+        "toolCalledBefore",
+        "noDeprecatedToolCalled",
+        "noDestructiveToolCalled",
+    }
+)
 
 
 def _case_attrs(
@@ -729,8 +841,10 @@ def _case_attrs(
         (r.get("predicate") or {}).get("type") if isinstance(r.get("predicate"), dict) else None
         for r in predicates
     ]
-    expects_call = bool(expected) or any(expectations) or any(
-        k in ("toolCalledAtLeastOnce", "firstToolWas") for k in kinds
+    expects_call = (
+        bool(expected)
+        or any(expectations)
+        or any(k in ("toolCalledAtLeastOnce", "firstToolWas") for k in kinds)
     )
     output = result.get("expectedOutput")
     assertions = sum(k not in _SELECTION_KINDS for k in kinds) + (output is not None)

@@ -176,15 +176,14 @@ class SourceMerger:
         refused, naming what it is."""
         acct = self.out.accounting
         for q in quarantined:
-            self.head.append(
-                Issue(Code.E_INVALID_RECORD, q.problem, line=q.line, json_path=q.path)
-            )
+            self.head.append(Issue(Code.E_INVALID_RECORD, q.problem, line=q.line, json_path=q.path))
             acct.records_read += 1
             acct.records_quarantined += 1
             self.records += 1
         if refused is not None:
-            self.rejection = Rejection(Code.E_NOT_OTLP, None, f"not OTLP: {refused.problem}",
-                                       refused.hint)
+            self.rejection = Rejection(
+                Code.E_NOT_OTLP, None, f"not OTLP: {refused.problem}", refused.hint
+            )
 
     def problem(self, code: Code, message: str) -> None:
         """A source-level problem of decompression (logged first, as the reference does)."""

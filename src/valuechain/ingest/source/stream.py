@@ -54,8 +54,8 @@ class SourceStream:
         documents: str = "",
         sdk: SdkTranslator | None = None,
     ) -> None:
-        self.chunks = iter(chunks)
-        self.sdk = sdk  # MCPJam SDK results are translated to OTLP NDJSON before framing  # read once, by the decode and then by the drain
+        self.chunks = iter(chunks)  # read once, by the decode and then by the drain
+        self.sdk = sdk  # MCPJam SDK results are translated to OTLP NDJSON before framing
         self.options = options
         native = options.native and options.fast and options.native_parts
         self.documents = documents if native else ""
@@ -76,7 +76,9 @@ class SourceStream:
         merger = self.merger
         merger.keep = self.keep
         unpacker = Unpacker(self._hashed(), self.options.max_decompressed_bytes)
-        decompressed: Iterable[bytes] = unpacker if self.sdk is None else self._sdk_sniffed(unpacker)
+        decompressed: Iterable[bytes] = (
+            unpacker if self.sdk is None else self._sdk_sniffed(unpacker)
+        )
         framer = framing.Framer(decompressed, self.options.batch_bytes, documents=self.documents)
         cap = self.options.max_decompressed_bytes
         for result in self._decoded(iter(framer)):
