@@ -14,6 +14,7 @@ from bench import (
     recompute,
     report,
     scale,
+    sdk_results,
     store_open,
     store_ops,
     tables,
@@ -37,6 +38,7 @@ SUITES = {
     "coverage": coverage.run,
     "tables": tables.run,
     "scale": scale.run,
+    "sdk-results": sdk_results.run,
 }
 
 

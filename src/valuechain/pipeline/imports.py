@@ -10,18 +10,23 @@ earlier, interrupted call left underived is derived first.
 from __future__ import annotations
 
 import hashlib
+import json
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
 import duckdb
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
+from valuechain.contract.matching import MatchOptions, ToolCall, ToolCallMatch
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.derive import evaluate_tool_calls
 from valuechain.errors import IngestError, Interrupted
 from valuechain.ingest.bytes.items import SPANS, DocumentRefused
+from valuechain.ingest.mcpjam import SdkTranslator, looks_like_sdk
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.read import READ_CHUNK, Missing, Skipped, expand_paths, file_chunks
@@ -33,6 +38,17 @@ from valuechain.store import Committed, Database, PendingDerivation, SourceWrite
 from valuechain.store.interrupt import is_interruption
 
 ProgressFn = Callable[[int], None]  # bytes decoded (the simple watcher: `BytesDecoded`)
+
+
+def _sdk_matcher(
+    expected: Sequence[ToolCall], actual: Sequence[ToolCall], options: MatchOptions, negative: bool
+) -> ToolCallMatch:
+    return evaluate_tool_calls(expected, actual, options, is_negative_test=negative)
+
+
+# MCPJam SDK results are graded by derive's matcher as they are translated (ingest cannot
+# import derive: the pipeline hands it over)
+SDK_RESULTS = SdkTranslator(_sdk_matcher)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,12 +163,20 @@ def import_paths(
         import_id = db.next_import_id()
         decode = options.decode
         threads = decode.native_parts and decode.fast and not decode.worker_processes
-        with DecodePool(decode.workers, threads=threads) as pool:
-            for k, reading in enumerate(files, 1):
-                label = f"{k}/{len(files)} {reading.name}"
+        with DecodePool(decode.workers, threads=threads) as pool, TemporaryDirectory() as tmp:
+            sources = reporter_runs(files, Path(tmp))
+            for k, (reading, name) in enumerate(sources, 1):
+                label = f"{k}/{len(sources)} {reading.name if name is None else name}"
                 report.sources.append(
                     import_file(
-                        db, reading, import_id, options, pool, progress=progress, label=label
+                        db,
+                        reading,
+                        import_id,
+                        options,
+                        pool,
+                        name=name,
+                        progress=progress,
+                        label=label,
                     )
                 )
         step, reading = "derive", None
@@ -165,6 +189,68 @@ def import_paths(
         raise
     report.pending = db.pending_derivation()
     return report
+
+
+def reporter_runs(files: list[Path], tmp: Path) -> list[tuple[Path, str | None]]:
+    """The files to import, each with its ledger name (None: its own path). The MCPJam SDK
+    streaming reporter's bodies saved one a file (``runs/start``, ``runs/iterations`` …,
+    ``runs/finalize``, in name order in one folder) are one run: they are joined, as NDJSON,
+    into one source named for the first (docs/mcpjam-sdk.md §2); a re-import of the same
+    files joins the same bytes, so it changes nothing."""
+    out: list[tuple[Path, str | None]] = []
+    group: list[Path] = []
+
+    def close() -> None:
+        if len(group) <= 1:
+            out.extend((p, None) for p in group)
+        else:
+            joined = tmp / f"{len(out)}.ndjson"
+            joined.write_bytes(b"".join(p.read_bytes().strip() + b"\n" for p in group))
+            out.append((joined, f"{group[0]} (+{len(group) - 1} reporter bodies)"))
+        group.clear()
+
+    for path in files:
+        kind = _reporter_body(path)
+        if kind == "start" or kind is None or (group and path.parent != group[0].parent):
+            close()
+        if kind is None:
+            out.append((path, None))
+            continue
+        if not group and kind != "start":
+            out.append((path, None))
+            continue
+        group.append(path)
+        if kind == "finalize":
+            close()
+    close()
+    return out
+
+
+_BODY_BYTES = 16 << 20  # a reporter body is one chunk of ≤ 1 MB results; larger: no body
+
+
+def _reporter_body(path: Path) -> str | None:
+    """``start`` / ``iterations`` / ``finalize`` for a file holding one streaming-reporter
+    body (sdk/src/report-eval-results.ts ``startEvalRun`` … ``finalizeEvalRun``), else None."""
+    try:
+        if not path.is_file() or path.stat().st_size > _BODY_BYTES:
+            return None
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+        if not looks_like_sdk(head) and b'"runId"' not in head:
+            return None
+        body = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(body, dict) or "resourceSpans" in body:
+        return None
+    if "suiteName" in body and "results" not in body:
+        return "start"
+    if "runId" in body and isinstance(body.get("results"), list):
+        return "iterations"
+    if "runId" in body and "externalRunId" in body and "results" not in body:
+        return "finalize"
+    return None
 
 
 def _kept(done: list[SourceResult], files: list[Path], reading: Path | None, deriving: bool) -> str:
@@ -241,7 +327,9 @@ def import_file(
     while True:
         progress.start(Phase.DECODE, size, shown)
         chunks = _chunks(path, byte_range, piece, progress.advance)
-        stream = SourceStream(chunks, name, options.decode, executor, documents=documents)
+        stream = SourceStream(
+            chunks, name, options.decode, executor, documents=documents, sdk=SDK_RESULTS
+        )
         try:
             return _write_source(db, stream, size, import_id, options, then, progress, shown)
         except DocumentRefused as refused:  # every batch written is undone: read it again

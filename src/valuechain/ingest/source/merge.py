@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 from valuechain.contract import tables
 from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, issues_table
 from valuechain.errors import IngestError
+from valuechain.ingest.mcpjam.payloads import NotResults, Quarantined
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
 from valuechain.ingest.source.records import PartResult, Rejection
@@ -168,6 +169,21 @@ class SourceMerger:
             self.issues.append(issue)
         else:
             self.dropped_issues[issue.code.value] += issue.occurrences
+
+    def sdk_translated(self, quarantined: list[Quarantined], refused: NotResults | None) -> None:
+        """What translating MCPJam SDK results found: each result that is none, quarantined
+        with its JSON path (one record of the accounting, TRACE-FORMAT §5.1); or the source
+        refused, naming what it is."""
+        acct = self.out.accounting
+        for q in quarantined:
+            self.head.append(Issue(Code.E_INVALID_RECORD, q.problem, line=q.line, json_path=q.path))
+            acct.records_read += 1
+            acct.records_quarantined += 1
+            self.records += 1
+        if refused is not None:
+            self.rejection = Rejection(
+                Code.E_NOT_OTLP, None, f"not OTLP: {refused.problem}", refused.hint
+            )
 
     def problem(self, code: Code, message: str) -> None:
         """A source-level problem of decompression (logged first, as the reference does)."""

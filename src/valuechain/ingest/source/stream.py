@@ -11,6 +11,7 @@ from valuechain.contract.issues import HINTS, Code
 from valuechain.ingest.bytes import framing
 from valuechain.ingest.bytes.compression import Unpacker
 from valuechain.ingest.bytes.items import DocumentRefused
+from valuechain.ingest.mcpjam import ENCODING_FLAVOR, SNIFF_BYTES, SdkTranslator, looks_like_sdk
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import Batch, SourceMerger
 from valuechain.ingest.source.parts import decode_part
@@ -51,8 +52,10 @@ class SourceStream:
         ahead: int | None = None,
         *,
         documents: str = "",
+        sdk: SdkTranslator | None = None,
     ) -> None:
         self.chunks = iter(chunks)  # read once, by the decode and then by the drain
+        self.sdk = sdk  # MCPJam SDK results are translated to OTLP NDJSON before framing
         self.options = options
         native = options.native and options.fast and options.native_parts
         self.documents = documents if native else ""
@@ -73,7 +76,10 @@ class SourceStream:
         merger = self.merger
         merger.keep = self.keep
         unpacker = Unpacker(self._hashed(), self.options.max_decompressed_bytes)
-        framer = framing.Framer(unpacker, self.options.batch_bytes, documents=self.documents)
+        decompressed: Iterable[bytes] = (
+            unpacker if self.sdk is None else self._sdk_sniffed(unpacker)
+        )
+        framer = framing.Framer(decompressed, self.options.batch_bytes, documents=self.documents)
         cap = self.options.max_decompressed_bytes
         for result in self._decoded(iter(framer)):
             if result.refused:
@@ -98,6 +104,29 @@ class SourceStream:
                 pass
         decoded.sha256 = self._digest.hexdigest()
         self._result = decoded
+
+    def _sdk_sniffed(self, pieces: Iterable[bytes]) -> Iterator[bytes]:
+        """The decompressed bytes as they are, or — when their start is MCPJam SDK results —
+        their translation to OTLP NDJSON (docs/mcpjam-sdk.md §4), read whole: SDK payloads
+        are one report or run, never a collector's stream."""
+        it = iter(pieces)
+        head = bytearray()
+        for piece in it:
+            head += piece
+            if len(head) >= SNIFF_BYTES:
+                break
+        if self.sdk is None or not looks_like_sdk(bytes(head[:SNIFF_BYTES])):
+            yield bytes(head)
+            yield from it
+            return
+        for piece in it:
+            head += piece
+        translation = self.sdk(bytes(head), self.merger.out.source)
+        merger = self.merger
+        merger.sdk_translated(translation.quarantined, translation.refused)
+        if translation.refused is None:
+            merger.out.encoding_flavor = ENCODING_FLAVOR
+            yield translation.data
 
     def _hashed(self) -> Iterator[bytes]:
         for chunk in self.chunks:
