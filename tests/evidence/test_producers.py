@@ -15,7 +15,9 @@ from valuechain.pipeline.imports import ImportOptions, import_file
 from valuechain.store import Database
 
 PRODUCERS = Path(__file__).resolve().parents[2] / "fixtures" / "producers"
-FOLDERS = sorted(p for p in PRODUCERS.iterdir() if p.is_dir())
+# MCPJam SDK results are no OTLP: tests/ingest/mcpjam pins their chains against their own goldens
+SDK_RESULTS = {"mcpjam-sdk"}
+FOLDERS = sorted(p for p in PRODUCERS.iterdir() if p.is_dir() and p.name not in SDK_RESULTS)
 
 _CHAINS = """
 SELECT t.trial_id, t.session_id, t.redacted, o.first_failed_stage, o.failure_category,
