@@ -54,21 +54,19 @@ def turn_spans(
     out: list[dict[str, Any]],
 ) -> dict[int, str]:
     """One turn span per prompt index the trace or its prompt summaries name (else turn 0)."""
-    indexes = {prompt_index(s) for s in trace_spans} | {
-        prompt_index(p) for p in prompt_summaries_of(result)
-    }
+    bounds: dict[int, tuple[Any, Any]] = {}  # each turn's earliest start and latest end
+    indexes = {prompt_index(p) for p in prompt_summaries_of(result)}
+    for s in trace_spans:
+        index = prompt_index(s)
+        indexes.add(index)
+        start, end = s.get("startMs"), s.get("endMs")
+        if is_number(start) and is_number(end):
+            first, last = bounds.get(index, (start, end))
+            bounds[index] = (min(first, start), max(last, end))
     turns: dict[int, str] = {}
     for index in sorted(indexes or {0}):
         turns[index] = ids.span(f"turn {index}")
-        times = [
-            (s["startMs"], s["endMs"])
-            for s in trace_spans
-            if prompt_index(s) == index
-            and is_number(s.get("startMs"))
-            and is_number(s.get("endMs"))
-        ]
-        start = min((t[0] for t in times), default=0)
-        end = max((t[1] for t in times), default=end_ms)
+        start, end = bounds.get(index, (0, end_ms))
         attrs = [string_attr("mcp.app.span.role", "turn"), int_attr("mcp.app.turn.index", index)]
         out.append(otlp_span(ids.trace, turns[index], root, f"turn {index}", start, end, attrs))
     return turns

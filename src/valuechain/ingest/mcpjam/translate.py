@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -37,22 +38,93 @@ def translate(runs: list[SdkRun], matcher: Matcher) -> tuple[bytes, list[Quarant
     """NDJSON of OTLP requests, one per trial, and the results that could not be graded."""
     lines: list[bytes] = []
     problems: list[Quarantined] = []
+    for job in trial_jobs(runs, 0):
+        data, refused = translate_job(job, matcher)
+        lines.append(data)
+        problems += refused
+    return b"".join(lines), problems
+
+
+@dataclass(slots=True)
+class Trial:
+    """One result with its keys in the run (decided from the whole run)."""
+
+    path: str  # the result's JSON path in the source
+    result: dict[str, Any]
+    case: str
+    content: str
+    variant: tuple[str, str]
+    repetition: int
+
+
+@dataclass(slots=True)
+class TrialJob:
+    """Consecutive trials of one run: the unit a decode worker translates (`translate_job`)."""
+
+    facts: RunFacts
+    trials: list[Trial]
+    size: int = 0  # of its results, as canonical JSON
+
+
+def trial_jobs(runs: list[SdkRun], job_bytes: int) -> Iterator[TrialJob]:
+    """Each run's trials, in order, in jobs of about ``job_bytes`` of results (0: one job a
+    run). A run's keys need all its results, so they are decided here, run by run; the run
+    lets go of its results as its jobs are made."""
     for run in runs:
-        for line in _run_lines(run, matcher, problems):
-            lines.append(line)
+        results, sizes = run.results, run.sizes
+        run.results, run.sizes = [], []
+        if not results:
+            continue
+        facts, keys = _run_facts(run, [r for _, r in results])
+        job = TrialJob(facts, [])
+        seen: Counter[tuple[str, str]] = Counter()
+        for (path, result), (case, content, variant), size in zip(
+            results, keys, sizes, strict=True
+        ):
+            key = (case, f"{variant[0]}/{variant[1]}")
+            job.trials.append(Trial(path, result, case, content, variant, seen[key]))
+            seen[key] += 1
+            job.size += size
+            if job_bytes and job.size >= job_bytes:
+                yield job
+                job = TrialJob(facts, [])
+        if job.trials:
+            yield job
+
+
+def translate_job(job: TrialJob, matcher: Matcher) -> tuple[bytes, list[Quarantined]]:
+    """The job's trials as NDJSON lines, one OTLP request each, and the results that could
+    not be graded."""
+    facts, lines, problems = job.facts, [], []
+    for t in job.trials:
+        try:
+            spans = trial_spans(
+                facts, t.result, t.case, t.content, t.variant, t.repetition, matcher
+            )
+        except ValueError as exc:  # match options the matcher refuses (CONTRACT §2.4)
+            problems.append(Quarantined(f"{t.path}.matchOptions", str(exc)))
+            continue
+        request = {
+            "resourceSpans": [
+                {
+                    "resource": facts.resource,
+                    "scopeSpans": [{"scope": {"name": PRODUCER}, "spans": spans}],
+                }
+            ]
+        }
+        lines.append(_encode(request))
     return b"\n".join(lines) + (b"\n" if lines else b""), problems
 
 
-def _run_lines(run: SdkRun, matcher: Matcher, problems: list[Quarantined]) -> Iterator[bytes]:
-    results = [r for _, r in run.results]
-    if not results:
-        return
+def _run_facts(
+    run: SdkRun, results: list[dict[str, Any]]
+) -> tuple[RunFacts, list[tuple[str, str, tuple[str, str]]]]:
+    """What every trial of the run shares, and each result's (case, content hash, variant)."""
     settings = dict(run.settings)
     settings.setdefault("suiteName", run.suite_name)
     run_id = run.external_run_id or "sdkrun_" + run.digest.hexdigest()[:16]
     variants = [variant_of(r) for r in results]
     cases = [ident.case_key(r) for r in results]
-    repetitions = Counter(zip(cases, (f"{p}/{m}" for p, m in variants), strict=True))
     contents = [ident.short_hash(ident.case_content(r)) for r in results]
     expected = settings.get("expectedIterations")
     facts = RunFacts(
@@ -60,30 +132,10 @@ def _run_lines(run: SdkRun, matcher: Matcher, problems: list[Quarantined]) -> It
         ident.opaque(run.suite_name, "s_"),
         settings,
         _run_attrs(run, settings, run_id, results, cases, contents, expected),
-        repetitions,
+        Counter(zip(cases, (f"{p}/{m}" for p, m in variants), strict=True)),
+        {"attributes": _resource_attrs(settings)},
     )
-    resource = {"attributes": _resource_attrs(settings)}
-    seen: Counter[tuple[str, str]] = Counter()
-    for (path, result), case, content, variant in zip(
-        run.results, cases, contents, variants, strict=True
-    ):
-        key = (case, f"{variant[0]}/{variant[1]}")
-        repetition = seen[key]
-        seen[key] += 1
-        try:
-            spans = trial_spans(facts, result, case, content, variant, repetition, matcher)
-        except ValueError as exc:  # match options the matcher refuses (CONTRACT §2.4)
-            problems.append(Quarantined(f"{path}.matchOptions", str(exc)))
-            continue
-        request = {
-            "resourceSpans": [
-                {
-                    "resource": resource,
-                    "scopeSpans": [{"scope": {"name": PRODUCER}, "spans": spans}],
-                }
-            ]
-        }
-        yield _encode(request)
+    return facts, list(zip(cases, contents, variants, strict=True))
 
 
 def _resource_attrs(settings: dict[str, Any]) -> Attrs:

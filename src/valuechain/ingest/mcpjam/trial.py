@@ -39,13 +39,14 @@ from valuechain.ingest.mcpjam.trace import (
 
 @dataclass(slots=True)
 class RunFacts:
-    """What every trial of one run shares (its root's run keys)."""
+    """What every trial of one run shares: its root's run keys and its resource."""
 
     run_id: str
     suite_id: str
     settings: dict[str, Any]
     attrs: Attrs
     repetitions: Counter[tuple[str, str]]
+    resource: dict[str, Any]
 
 
 def trial_spans(
