@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import stat
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -206,6 +208,8 @@ def reporter_runs(files: list[Path], tmp: Path) -> list[tuple[Path, str | None]]
         else:
             joined = tmp / f"{len(out)}.ndjson"
             joined.write_bytes(b"".join(p.read_bytes().strip() + b"\n" for p in group))
+            first = group[0].stat()  # received when its first body was (`_received_ns`)
+            os.utime(joined, ns=(first.st_atime_ns, first.st_mtime_ns))
             out.append((joined, f"{group[0]} (+{len(group) - 1} reporter bodies)"))
         group.clear()
 
@@ -313,6 +317,7 @@ def import_file(
     progress = progress or Silent()
     try:
         size = _size(path) if byte_range is None else byte_range[1] - byte_range[0]
+        sdk = SDK_RESULTS.received(_received_ns(path))
         if size is not None and db.has_source_of_size(size):
             progress.start(Phase.HASH, size, label or path.name)
             sha256, size = _digest(path, progress.advance, byte_range)
@@ -327,9 +332,7 @@ def import_file(
     while True:
         progress.start(Phase.DECODE, size, shown)
         chunks = _chunks(path, byte_range, piece, progress.advance)
-        stream = SourceStream(
-            chunks, name, options.decode, executor, documents=documents, sdk=SDK_RESULTS
-        )
+        stream = SourceStream(chunks, name, options.decode, executor, documents=documents, sdk=sdk)
         try:
             return _write_source(db, stream, size, import_id, options, then, progress, shown)
         except DocumentRefused as refused:  # every batch written is undone: read it again
@@ -401,6 +404,13 @@ def _size(path: Path) -> int | None:
     ``/dev/stdin``), which is never hashed first. Raises OSError when it cannot be read."""
     status = path.stat()
     return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
+def _received_ns(path: Path) -> int:
+    """When the source was received: the start of an MCPJam SDK run whose payload says no
+    time (docs/mcpjam-sdk.md §4.1) — a file's modification time; a pipe's, now."""
+    status = path.stat()
+    return status.st_mtime_ns if stat.S_ISREG(status.st_mode) else time.time_ns()
 
 
 def _digest(

@@ -10,7 +10,7 @@ parallel and the translated bytes take the native decode path like any other exp
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 from valuechain.ingest.mcpjam.graders import Matcher
@@ -54,11 +54,12 @@ class SdkSource:
     runs: list[SdkRun] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
     refused: NotResults | None = None
+    received_ns: int | None = None
 
     def jobs(self, job_bytes: int) -> Iterator[TrialJob]:
         """The runs' trials in jobs of about ``job_bytes`` of results; the runs let go of
         their results as the jobs are made."""
-        return trial_jobs(self.runs, job_bytes)
+        return trial_jobs(self.runs, job_bytes, self.received_ns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,11 @@ class SdkTranslator:
     """Translates SDK results with the caller's tool-call matcher (CONTRACT §2.4)."""
 
     matcher: Matcher
+    received_ns: int | None = None  # when the source was received (`clock.run_start_ns`)
+
+    def received(self, ns: int | None) -> SdkTranslator:
+        """This translator for a source received at ``ns`` (its file's modification time)."""
+        return replace(self, received_ns=ns)
 
     def read(self, data: bytes | bytearray, source: str) -> SdkSource:
         """The source's runs (its bytes are not kept), or why it is no SDK payload."""
@@ -73,7 +79,7 @@ class SdkTranslator:
             payload = read_payload(data, PurePath(source).stem.split(".")[0] or "sdk-results")
         except NotResults as refused:
             return SdkSource(refused=refused)
-        return SdkSource(payload.runs, payload.quarantined)
+        return SdkSource(payload.runs, payload.quarantined, received_ns=self.received_ns)
 
     def translate_job(self, job: TrialJob) -> tuple[bytes, list[Quarantined]]:
         """The job's NDJSON lines and the results that could not be graded."""
@@ -85,5 +91,5 @@ class SdkTranslator:
         if read.refused is not None:
             return Translation(refused=read.refused)
         runs = len(read.runs)
-        lines, problems = translate(read.runs, self.matcher)
+        lines, problems = translate(read.runs, self.matcher, self.received_ns)
         return Translation(lines, [*read.quarantined, *problems], runs=runs)

@@ -1,7 +1,7 @@
 """The OTLP/JSON pieces the SDK translation writes: typed attributes, spans, their ids.
 
-SDK payloads carry no wall-clock time (trace span times are ms offsets from the prompt's
-start): every span is placed at `BASE_NS` plus its offsets.
+A trial's spans are placed at its run's start (`clock.run_start_ns`) plus the ms offsets the
+SDK trace gives them.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 from valuechain.ingest.mcpjam import identity as ident
 
 PRODUCER = "mcpjam-sdk"
-BASE_NS = 1_000_000_000_000_000_000  # 2001-09-09T01:46:40Z
 _MS = 1_000_000
 
 Attrs = list[dict[str, Any]]
@@ -38,19 +37,21 @@ def json_attr(key: str, value: Any) -> dict[str, Any]:
     return string_attr(key, ident.canonical(value).decode())
 
 
-class SpanIds:
-    """Deterministic trace and span ids of one trial (its key decides them)."""
+class TrialTrace:
+    """One trial's trace: its deterministic trace and span ids (its key decides them) and the
+    instant its spans' ms offsets count from (its run's start)."""
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, start_ns: int) -> None:
         self.trace = hashlib.sha256(key.encode()).hexdigest()[:32]
         self.key = key
+        self.start_ns = start_ns
 
     def span(self, local: str) -> str:
         return hashlib.sha256(f"{self.key}\x00{local}".encode()).hexdigest()[:16]
 
 
 def otlp_span(
-    trace: str,
+    ids: TrialTrace,
     span_id: str,
     parent: str | None,
     name: str,
@@ -62,12 +63,12 @@ def otlp_span(
     kind: int = 1,
 ) -> dict[str, Any]:
     span: dict[str, Any] = {
-        "traceId": trace,
+        "traceId": ids.trace,
         "spanId": span_id,
         "name": name,
         "kind": kind,
-        "startTimeUnixNano": str(BASE_NS + int(start_ms * _MS)),
-        "endTimeUnixNano": str(BASE_NS + int(end_ms * _MS)),
+        "startTimeUnixNano": str(ids.start_ns + int(start_ms * _MS)),
+        "endTimeUnixNano": str(ids.start_ns + int(end_ms * _MS)),
         "attributes": attrs,
     }
     if parent is not None:

@@ -68,10 +68,17 @@ class SdkRun:
     suite_name: str
     settings: dict[str, Any]  # the report's / start body's fields other than ``results``
     results: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (path, result)
-    sizes: list[int] = field(default_factory=list)  # each result's size as canonical JSON
     finalized: bool = True
-    digest: Any = field(default_factory=hashlib.sha256)  # of the run's values, for its id
+    started: bytes = b""  # its runs/start body's fields as first read, as canonical JSON
     server_run_id: str | None = None  # the backend's ``runId`` the bodies after start carry
+
+    def digest(self) -> str:
+        """Of the run's values as read — its start body, then each result — for its id when
+        it has no ``externalRunId`` (computed only then)."""
+        digest = hashlib.sha256(self.started)
+        for _, result in self.results:
+            digest.update(_canonical(result))
+        return digest.hexdigest()
 
     @property
     def external_run_id(self) -> str | None:
@@ -170,7 +177,7 @@ class _Grouper:
             return None
         settings = {k: v for k, v in body.items() if k != "results"}
         run = SdkRun(suite.strip(), settings, finalized=False)
-        run.digest.update(_canonical(settings))
+        run.started = _canonical(settings)
         external = run.external_run_id
         if external is not None and external in self.by_external:  # the same run started again
             old = self.by_external[external]
@@ -225,10 +232,7 @@ class _Grouper:
             where, what = problem
             self._quarantine(path + where, line, what)
             return
-        canonical = _canonical(value)
         run.results.append((path, value))
-        run.sizes.append(len(canonical))
-        run.digest.update(canonical)
 
     def _loose(self) -> SdkRun:
         if self.loose is None:

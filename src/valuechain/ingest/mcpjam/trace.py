@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from valuechain.ingest.mcpjam.otlp import SpanIds, bool_attr, int_attr, otlp_span, string_attr
+from valuechain.ingest.mcpjam.otlp import TrialTrace, bool_attr, int_attr, otlp_span, string_attr
 
 _TRANSPORT_LOCAL = frozenset({-32000, -32001})
 
@@ -46,7 +46,7 @@ def as_list(value: Any) -> list[Any]:
 
 
 def turn_spans(
-    ids: SpanIds,
+    ids: TrialTrace,
     root: str,
     trace_spans: list[dict[str, Any]],
     result: dict[str, Any],
@@ -68,7 +68,7 @@ def turn_spans(
         turns[index] = ids.span(f"turn {index}")
         start, end = bounds.get(index, (0, end_ms))
         attrs = [string_attr("mcp.app.span.role", "turn"), int_attr("mcp.app.turn.index", index)]
-        out.append(otlp_span(ids.trace, turns[index], root, f"turn {index}", start, end, attrs))
+        out.append(otlp_span(ids, turns[index], root, f"turn {index}", start, end, attrs))
     return turns
 
 
@@ -123,7 +123,7 @@ def _failure_kind(part: dict[str, Any]) -> str | None:
 
 
 def tool_spans(
-    ids: SpanIds,
+    ids: TrialTrace,
     root: str,
     turns: dict[int, str],
     trace_spans: list[dict[str, Any]],
@@ -195,7 +195,7 @@ def _outcome(failed: bool, code: int | None, failure: tuple[str, str | None] | N
 
 
 def _tool_span(
-    ids: SpanIds,
+    ids: TrialTrace,
     local: str,
     parent: str,
     name: Any,
@@ -225,7 +225,7 @@ def _tool_span(
     start_ms = start if is_number(start) else 0
     end_ms = end if is_number(end) else start_ms
     return otlp_span(
-        ids.trace,
+        ids,
         ids.span(local),
         parent,
         f"tools/call {tool}",
@@ -238,7 +238,7 @@ def _tool_span(
 
 
 def llm_and_error_spans(
-    ids: SpanIds,
+    ids: TrialTrace,
     root: str,
     turns: dict[int, str],
     trace_spans: list[dict[str, Any]],
@@ -257,7 +257,7 @@ def llm_and_error_spans(
             name = span.get("name") if isinstance(span.get("name"), str) else "error"
             out.append(
                 otlp_span(
-                    ids.trace,
+                    ids,
                     ids.span(f"error {k}"),
                     parent,
                     str(name)[:200],
@@ -285,7 +285,7 @@ def llm_and_error_spans(
             attrs.append(int_attr("mcp.app.step.index", span["stepIndex"]))
         out.append(
             otlp_span(
-                ids.trace,
+                ids,
                 ids.span(f"llm {k}"),
                 parent,
                 "chat",

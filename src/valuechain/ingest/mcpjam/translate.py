@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from valuechain.ingest.mcpjam import identity as ident
+from valuechain.ingest.mcpjam.clock import run_start_ns
 from valuechain.ingest.mcpjam.graders import Matcher
 from valuechain.ingest.mcpjam.otlp import (
     PRODUCER,
@@ -34,11 +35,13 @@ SCHEMA_VERSION = 1
 _encode = msgspec.json.Encoder().encode
 
 
-def translate(runs: list[SdkRun], matcher: Matcher) -> tuple[bytes, list[Quarantined]]:
+def translate(
+    runs: list[SdkRun], matcher: Matcher, received_ns: int | None = None
+) -> tuple[bytes, list[Quarantined]]:
     """NDJSON of OTLP requests, one per trial, and the results that could not be graded."""
     lines: list[bytes] = []
     problems: list[Quarantined] = []
-    for job in trial_jobs(runs, 0):
+    for job in trial_jobs(runs, 0, received_ns):
         data, refused = translate_job(job, matcher)
         lines.append(data)
         problems += refused
@@ -63,28 +66,29 @@ class TrialJob:
 
     facts: RunFacts
     trials: list[Trial]
-    size: int = 0  # of its results, as canonical JSON
+    size: int = 0  # of its results, as JSON
 
 
-def trial_jobs(runs: list[SdkRun], job_bytes: int) -> Iterator[TrialJob]:
+def trial_jobs(
+    runs: list[SdkRun], job_bytes: int, received_ns: int | None = None
+) -> Iterator[TrialJob]:
     """Each run's trials, in order, in jobs of about ``job_bytes`` of results (0: one job a
     run). A run's keys need all its results, so they are decided here, run by run; the run
-    lets go of its results as its jobs are made."""
+    lets go of its results as its jobs are made. ``received_ns``: when the source was
+    received, the start of a run with no SDK-made id (`clock.run_start_ns`)."""
     for run in runs:
-        results, sizes = run.results, run.sizes
-        run.results, run.sizes = [], []
+        results = run.results
         if not results:
             continue
-        facts, keys = _run_facts(run, [r for _, r in results])
+        facts, keys = _run_facts(run, [r for _, r in results], received_ns)
+        run.results = []
         job = TrialJob(facts, [])
         seen: Counter[tuple[str, str]] = Counter()
-        for (path, result), (case, content, variant), size in zip(
-            results, keys, sizes, strict=True
-        ):
+        for (path, result), (case, content, variant) in zip(results, keys, strict=True):
             key = (case, f"{variant[0]}/{variant[1]}")
             job.trials.append(Trial(path, result, case, content, variant, seen[key]))
             seen[key] += 1
-            job.size += size
+            job.size += len(_encode(result)) if job_bytes else 0
             if job_bytes and job.size >= job_bytes:
                 yield job
                 job = TrialJob(facts, [])
@@ -117,12 +121,12 @@ def translate_job(job: TrialJob, matcher: Matcher) -> tuple[bytes, list[Quaranti
 
 
 def _run_facts(
-    run: SdkRun, results: list[dict[str, Any]]
+    run: SdkRun, results: list[dict[str, Any]], received_ns: int | None
 ) -> tuple[RunFacts, list[tuple[str, str, tuple[str, str]]]]:
     """What every trial of the run shares, and each result's (case, content hash, variant)."""
     settings = dict(run.settings)
     settings.setdefault("suiteName", run.suite_name)
-    run_id = run.external_run_id or "sdkrun_" + run.digest.hexdigest()[:16]
+    run_id = run.external_run_id or "sdkrun_" + run.digest()[:16]
     variants = [variant_of(r) for r in results]
     cases = [ident.case_key(r) for r in results]
     contents = [ident.short_hash(ident.case_content(r)) for r in results]
@@ -134,6 +138,7 @@ def _run_facts(
         _run_attrs(run, settings, run_id, results, cases, contents, expected),
         Counter(zip(cases, (f"{p}/{m}" for p, m in variants), strict=True)),
         {"attributes": _resource_attrs(settings)},
+        run_start_ns(run.external_run_id, results, received_ns),
     )
     return facts, list(zip(cases, contents, variants, strict=True))
 

@@ -18,7 +18,7 @@ from valuechain.ingest.mcpjam.graders import (
 from valuechain.ingest.mcpjam.otlp import (
     PRODUCER,
     Attrs,
-    SpanIds,
+    TrialTrace,
     bool_attr,
     int_attr,
     json_attr,
@@ -47,6 +47,7 @@ class RunFacts:
     attrs: Attrs
     repetitions: Counter[tuple[str, str]]
     resource: dict[str, Any]
+    start_ns: int  # the run's start (`clock.run_start_ns`)
 
 
 def trial_spans(
@@ -67,7 +68,7 @@ def trial_spans(
         if isinstance(external, str) and external
         else f"{facts.run_id}:{case}:{provider}/{model}:{repetition}"
     )
-    ids = SpanIds(f"{facts.run_id}\x00{trial_id}")
+    ids = TrialTrace(f"{facts.run_id}\x00{trial_id}", facts.start_ns)
     root_id = ids.span("root")
     trace_spans = trace_spans_of(result)
     messages = messages_of(result)
@@ -115,7 +116,7 @@ def trial_spans(
     query = result.get("query")
     if isinstance(query, str):
         attrs.append(string_attr("input.value", query))
-    root = otlp_span(ids.trace, root_id, None, "eval.trial", 0, end_ms, attrs)
+    root = otlp_span(ids, root_id, None, "eval.trial", 0, end_ms, attrs)
     return [root, *spans]
 
 
