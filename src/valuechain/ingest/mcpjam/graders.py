@@ -30,7 +30,7 @@ def matcher_spans(
     result: dict[str, Any],
     matcher: Matcher,
     end_ms: float,
-    out: list[dict[str, Any]],
+    out: list[bytes],
 ) -> list[list[Any]]:
     """One matcher grader per turn: the SDK's own per-turn summaries (`trace.prompts`, whose
     `passed` is load-bearing, CONTRACT §2.2) when sent; else the case's expected vs actual
@@ -165,7 +165,7 @@ def predicate_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def predicate_spans(
-    ids: TrialTrace, root: str, result: dict[str, Any], end_ms: float, out: list[dict[str, Any]]
+    ids: TrialTrace, root: str, result: dict[str, Any], end_ms: float, out: list[bytes]
 ) -> list[dict[str, Any]]:
     """One predicate grader per `metadata.predicates[]` row (6.x): kind, tool, role, verdict."""
     rows = [r for r in predicate_rows(result) if promoted_call(r) is None]

@@ -51,7 +51,7 @@ def turn_spans(
     trace_spans: list[dict[str, Any]],
     result: dict[str, Any],
     end_ms: float,
-    out: list[dict[str, Any]],
+    out: list[bytes],
 ) -> dict[int, str]:
     """One turn span per prompt index the trace or its prompt summaries name (else turn 0)."""
     bounds: dict[int, tuple[Any, Any]] = {}  # each turn's earliest start and latest end
@@ -129,7 +129,7 @@ def tool_spans(
     trace_spans: list[dict[str, Any]],
     failures: dict[str, tuple[str, str | None]],
     messages: list[Any],
-    out: list[dict[str, Any]],
+    out: list[bytes],
 ) -> int:
     """The trace's tool spans as `tool_call` spans (TRACE-FORMAT §3.5); without any, one per
     tool result in the transcript. Returns how many were written."""
@@ -205,7 +205,7 @@ def _tool_span(
     code: int | None,
     start: Any,
     end: Any,
-) -> dict[str, Any]:
+) -> bytes:
     tool = name if isinstance(name, str) and name else "unknown"
     attrs = [
         string_attr("mcp.app.span.role", "tool_call"),
@@ -242,7 +242,7 @@ def llm_and_error_spans(
     root: str,
     turns: dict[int, str],
     trace_spans: list[dict[str, Any]],
-    out: list[dict[str, Any]],
+    out: list[bytes],
 ) -> None:
     """LLM spans (`role = llm`, the model that served) and the SDK's `error` spans."""
     for k, span in enumerate(trace_spans):

@@ -25,6 +25,7 @@ from valuechain.ingest.mcpjam.otlp import (
     bool_attr,
     double_attr,
     int_attr,
+    otlp_request,
     string_attr,
 )
 from valuechain.ingest.mcpjam.payloads import Quarantined, SdkRun
@@ -108,15 +109,7 @@ def translate_job(job: TrialJob, matcher: Matcher) -> tuple[bytes, list[Quaranti
         except ValueError as exc:  # match options the matcher refuses (CONTRACT §2.4)
             problems.append(Quarantined(f"{t.path}.matchOptions", str(exc)))
             continue
-        request = {
-            "resourceSpans": [
-                {
-                    "resource": facts.resource,
-                    "scopeSpans": [{"scope": {"name": PRODUCER}, "spans": spans}],
-                }
-            ]
-        }
-        lines.append(_encode(request))
+        lines.append(otlp_request(facts.resource, spans))
     return b"\n".join(lines) + (b"\n" if lines else b""), problems
 
 
@@ -137,7 +130,7 @@ def _run_facts(
         settings,
         _run_attrs(run, settings, run_id, results, cases, contents, expected),
         Counter(zip(cases, (f"{p}/{m}" for p, m in variants), strict=True)),
-        {"attributes": _resource_attrs(settings)},
+        _resource_attrs(settings),
         run_start_ns(run.external_run_id, results, received_ns),
     )
     return facts, list(zip(cases, contents, variants, strict=True))

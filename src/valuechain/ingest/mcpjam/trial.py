@@ -46,7 +46,7 @@ class RunFacts:
     settings: dict[str, Any]
     attrs: Attrs
     repetitions: Counter[tuple[str, str]]
-    resource: dict[str, Any]
+    resource: Attrs
     start_ns: int  # the run's start (`clock.run_start_ns`)
 
 
@@ -58,7 +58,7 @@ def trial_spans(
     variant: tuple[str, str],
     repetition: int,
     matcher: Matcher,
-) -> list[dict[str, Any]]:
+) -> list[bytes]:
     """The trial's root span, then its turns, tool calls, LLM calls and graders."""
     provider, model = variant
     variant_key = f"{provider}/{model}@{PRODUCER}"
@@ -73,7 +73,7 @@ def trial_spans(
     trace_spans = trace_spans_of(result)
     messages = messages_of(result)
     failures = message_failures(messages)
-    spans: list[dict[str, Any]] = []
+    spans: list[bytes] = []
     end_ms = _duration(result, trace_spans)
     turns = turn_spans(ids, root_id, trace_spans, result, end_ms, spans)
     tools = tool_spans(ids, root_id, turns, trace_spans, failures, messages, spans)
