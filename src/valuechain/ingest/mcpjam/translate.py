@@ -2,9 +2,10 @@
 
 Each result becomes one trace — a trial root (`trial`), a turn per prompt index, the trace's
 LLM and tool spans (`trace`), one matcher grader per turn and one grader per predicate row
-(`graders`) — written here as one NDJSON line, so the translated source takes the same framing
-and native parallel decode as any OTLP export, and every stage after ingest reads it without
-knowing where it came from.
+(`graders`) — written here as one NDJSON line, so the native decoder reads it as any OTLP
+export's lines and every stage after ingest reads it without knowing where it came from. A
+run's keys need all its results (`trial_jobs`, in the importing process); its trials are then
+translated in jobs (`translate_job`, on a decode worker: `ingest/source/sdk_parts.py`).
 """
 
 from __future__ import annotations

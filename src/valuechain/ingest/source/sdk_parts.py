@@ -21,10 +21,17 @@ from valuechain.ingest.source.decoded import DecodeOptions
 from valuechain.ingest.source.parts import decode_part
 from valuechain.ingest.source.records import PartResult
 
-# Results (as canonical JSON) per job: their translation is about 1.5 times as large, so a
-# job is well under a part (`DecodeOptions.batch_bytes`, 8 MiB), and a source of a few
-# thousand trials is a dozen jobs or more for two workers to share
-JOB_BYTES = 1 << 20
+# Results (as JSON) per job, as a share of a part (`DecodeOptions.batch_bytes`): their
+# translation is about 1.5 times as large, so a job's lines are about a part, as a framed
+# source's. Jobs of 1 MiB (16 for 3,000 trials) cost more CPU than jobs of 4 MiB (5): 680 vs
+# 590-610 µs/trial to import without derive, two workers (`python -m bench sdk-results`'s
+# report; load 5-7 on 2 cores)
+JOB_SHARE_OF_PART = 2
+
+
+def job_bytes(options: DecodeOptions) -> int:
+    """How many bytes of results one job takes."""
+    return max(1, options.batch_bytes // JOB_SHARE_OF_PART)
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import Batch, SourceMerger
 from valuechain.ingest.source.parts import decode_part
 from valuechain.ingest.source.records import PartResult, Rejection
-from valuechain.ingest.source.sdk_parts import JOB_BYTES, collector_paused, place, sdk_part
+from valuechain.ingest.source.sdk_parts import collector_paused, job_bytes, place, sdk_part
 
 # ---------------------------------------------------------------------------- streaming
 # Parts decoded ahead of the one being committed, per worker: the writer commits a group of
@@ -143,7 +143,7 @@ class SourceStream:
             return
         merger.out.encoding_flavor = ENCODING_FLAVOR
         offset, line, decoded = 0, 1, False
-        jobs = read.jobs(JOB_BYTES)
+        jobs = read.jobs(job_bytes(self.options))
         del read
         work = (((translator, job), job.size) for job in jobs)
         for part in self._in_order(sdk_part, work):
