@@ -55,11 +55,14 @@ class SdkSource:
     quarantined: list[Quarantined] = field(default_factory=list)
     refused: NotResults | None = None
     received_ns: int | None = None
+    size: int = 0  # bytes read
 
     def jobs(self, job_bytes: int) -> Iterator[TrialJob]:
         """The runs' trials in jobs of about ``job_bytes`` of results; the runs let go of
         their results as the jobs are made."""
-        return trial_jobs(self.runs, job_bytes, self.received_ns)
+        results = sum(len(run.results) for run in self.runs)
+        mean = self.size // results if results else 1
+        return trial_jobs(self.runs, job_bytes, self.received_ns, result_bytes=max(1, mean))
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +78,12 @@ class SdkTranslator:
 
     def read(self, data: bytes | bytearray, source: str) -> SdkSource:
         """The source's runs (its bytes are not kept), or why it is no SDK payload."""
+        size = len(data)
         try:
             payload = read_payload(data, PurePath(source).stem.split(".")[0] or "sdk-results")
         except NotResults as refused:
             return SdkSource(refused=refused)
-        return SdkSource(payload.runs, payload.quarantined, received_ns=self.received_ns)
+        return SdkSource(payload.runs, payload.quarantined, received_ns=self.received_ns, size=size)
 
     def translate_job(self, job: TrialJob) -> tuple[bytes, list[Quarantined]]:
         """The job's NDJSON lines and the results that could not be graded."""

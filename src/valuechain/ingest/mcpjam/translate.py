@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.clock import run_start_ns
 from valuechain.ingest.mcpjam.graders import Matcher
@@ -34,7 +32,6 @@ from valuechain.ingest.mcpjam.trace import trace_spans_of
 from valuechain.ingest.mcpjam.trial import RunFacts, trial_spans
 
 SCHEMA_VERSION = 1
-_encode = msgspec.json.Encoder().encode
 
 
 def translate(
@@ -68,16 +65,18 @@ class TrialJob:
 
     facts: RunFacts
     trials: list[Trial]
-    size: int = 0  # of its results, as JSON
+    size: int = 0  # of its results in the source, about
 
 
 def trial_jobs(
-    runs: list[SdkRun], job_bytes: int, received_ns: int | None = None
+    runs: list[SdkRun], job_bytes: int, received_ns: int | None = None, *, result_bytes: int = 1
 ) -> Iterator[TrialJob]:
     """Each run's trials, in order, in jobs of about ``job_bytes`` of results (0: one job a
-    run). A run's keys need all its results, so they are decided here, run by run; the run
-    lets go of its results as its jobs are made. ``received_ns``: when the source was
-    received, the start of a run with no SDK-made id (`clock.run_start_ns`)."""
+    run), each result counted as ``result_bytes`` (the source's mean: measuring each one
+    would cost as much as encoding it). A run's keys need all its results, so they are
+    decided here, run by run; the run lets go of its results as its jobs are made.
+    ``received_ns``: when the source was received, the start of a run with no SDK-made id
+    (`clock.run_start_ns`)."""
     for run in runs:
         results = run.results
         if not results:
@@ -90,7 +89,7 @@ def trial_jobs(
             key = (case, f"{variant[0]}/{variant[1]}")
             job.trials.append(Trial(path, result, case, content, variant, seen[key]))
             seen[key] += 1
-            job.size += len(_encode(result)) if job_bytes else 0
+            job.size += result_bytes
             if job_bytes and job.size >= job_bytes:
                 yield job
                 job = TrialJob(facts, [])
