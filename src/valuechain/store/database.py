@@ -26,8 +26,8 @@ from valuechain.errors import StoreError
 from valuechain.store import integrity, migrate, sqlfiles
 from valuechain.store.consistency import check_ledger
 from valuechain.store.disk import damage, storage_error
-from valuechain.store.files import wal_path
 from valuechain.store.evidence_reads import EvidenceReads
+from valuechain.store.files import wal_path
 from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
