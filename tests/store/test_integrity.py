@@ -5,6 +5,7 @@ back before a writable open, and the one damaged-store error from the Python API
 from __future__ import annotations
 
 import hashlib
+import struct
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import duckdb
 import pytest
 from store_damage import flipped
 
@@ -68,6 +70,27 @@ def test_a_file_shorter_than_its_header_counts_is_damaged(store: Path, cut: str)
     store.write_bytes(data[: CUTS[cut](len(data))])
     with pytest.raises(StoreError, match=r"the store file is damaged \(cut short: "):
         check_length(store)
+
+
+def test_a_file_duckdb_cut_its_free_blocks_off_is_whole(tmp_path: Path) -> None:
+    """DuckDB truncates free blocks off the end of the file, and its header still counts them:
+    only the blocks in use (the header's count less the free list's tail) must be there."""
+    path = tmp_path / "shrunk.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE kept AS SELECT range AS i FROM range(1000)")
+        con.execute("CHECKPOINT")
+        con.execute("CREATE TABLE dropped AS SELECT range AS i, md5(i::VARCHAR) FROM range(300000)")
+        con.execute("CHECKPOINT")
+        con.execute("DROP TABLE dropped")
+        con.execute("CHECKPOINT")
+    head = path.read_bytes()[: 3 * 4096]
+    headers = [struct.unpack_from("<8xQQQQQ", head, at) for at in (4096, 2 * 4096)]
+    _, _, _, blocks, block_size = max(headers)  # the active one: the later iteration
+    assert path.stat().st_size < 3 * 4096 + blocks * block_size  # shorter than its count says
+    check_length(path)
+    path.write_bytes(path.read_bytes()[: path.stat().st_size - 1])
+    with pytest.raises(StoreError, match=r"the store file is damaged \(cut short: "):
+        check_length(path)
 
 
 def test_a_whole_file_and_no_duckdb_file_pass_the_length_check(store: Path) -> None:

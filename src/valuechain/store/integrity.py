@@ -20,53 +20,100 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
 import duckdb
 
 from valuechain.store.disk import damage, damaged
 
-# DuckDB's file layout (storage/single_file_block_manager.cpp): the magic bytes after the main
-# header's checksum; two database headers, each a checksum then (iteration, meta block, free
-# list, block count, block allocation size); blocks after the three headers.
+# DuckDB's file layout (storage/single_file_block_manager.cpp, metadata_manager.cpp): the magic
+# bytes after the main header's checksum; two database headers, each a checksum then (iteration,
+# meta block, free list, block count, block allocation size); blocks after the three headers.
 _HEADER = 4096
 _MAGIC = b"DUCK"
 _MAGIC_AT = 8
 _FIELDS = struct.Struct("<8xQQQQQ")  # checksum skipped
 _BLOCKS_AT = 3 * _HEADER
+_CHECKSUM = 8  # the checksum that starts every block
+_PIECES = 64  # a metadata block holds 64 pieces
+_BLOCK_MASK = (1 << 56) - 1  # a metadata pointer: the piece's index above the block id
+_NO_POINTER = (1 << 64) - 1
 _DEFAULT_BLOCK = 262144  # a header written before block sizes were recorded says 0
 _LARGEST_BLOCK = 1 << 30  # anything larger is no block size: DuckDB's header checksum says so
 
 
 def check_length(path: Path) -> None:
-    """Refuse (`damaged`) a DuckDB file shorter than its own header says; a file that is no
-    DuckDB file, or absent, is left to DuckDB (it refuses the one, creates the other)."""
+    """Refuse (`damaged`) a DuckDB file shorter than the blocks its header says are in use; a
+    file that is no DuckDB file, or absent, is left to DuckDB (it refuses the one, creates the
+    other)."""
     try:
         with path.open("rb") as file:
-            head = file.read(_BLOCKS_AT)
             size = file.seek(0, 2)
+            file.seek(0)
+            head = file.read(_BLOCKS_AT)
+            if head[_MAGIC_AT : _MAGIC_AT + len(_MAGIC)] != _MAGIC:
+                return
+            if size < _BLOCKS_AT:
+                raise damaged(
+                    str(path), f"cut short: {size} bytes, less than its {_BLOCKS_AT} of headers"
+                )
+            expected = _size_in_use(file, head, size)
     except (FileNotFoundError, IsADirectoryError):
         return
-    if head[_MAGIC_AT : _MAGIC_AT + len(_MAGIC)] != _MAGIC:
-        return
-    if size < _BLOCKS_AT:
-        raise damaged(str(path), f"cut short: {size} bytes, less than its {_BLOCKS_AT} of headers")
-    expected = _expected_size(head)
     if expected is not None and size < expected:
         raise damaged(
-            str(path), f"cut short: {size} bytes where its header counts {expected} bytes"
+            str(path), f"cut short: {size} bytes where its blocks in use end at {expected}"
         )
 
 
-def _expected_size(head: bytes) -> int | None:
-    """The size the active database header implies; None when its fields make no sense (a
-    damaged header, which DuckDB's own checksum refuses)."""
+def _size_in_use(file: BinaryIO, head: bytes, size: int) -> int | None:
+    """Where the last block in use ends, by the active database header and its free list
+    (DuckDB cuts free blocks off the end of the file, yet still counts them); None when the
+    header or the free list make no sense (damage DuckDB's own checksums refuse)."""
     first = _FIELDS.unpack_from(head, _HEADER)
     second = _FIELDS.unpack_from(head, 2 * _HEADER)
-    _, _, _, blocks, block_size = first if first[0] > second[0] else second  # DuckDB's pick
+    _, _, free_list, blocks, block_size = first if first[0] > second[0] else second  # DuckDB's
     block_size = block_size or _DEFAULT_BLOCK
     if block_size > _LARGEST_BLOCK or block_size & (block_size - 1):
         return None
-    return _BLOCKS_AT + int(blocks) * int(block_size)
+    free = _free_blocks(file, free_list, int(blocks), int(block_size), size)
+    if free is None:
+        return None
+    last = next((b for b in range(int(blocks) - 1, -1, -1) if b not in free), -1)
+    return _BLOCKS_AT + (last + 1) * int(block_size)
+
+
+def _free_blocks(
+    file: BinaryIO, pointer: int, blocks: int, block_size: int, size: int
+) -> set[int] | None:
+    """The free list the header points to: a count, then that many block ids, in a chain of
+    metadata pieces (each starts with the pointer to the next). None when it cannot be read."""
+    piece = (block_size - _CHECKSUM) // _PIECES // 8 * 8  # AlignValueFloor(block / 64)
+    data = b""
+    count: int | None = None
+    for _ in range(blocks * _PIECES + 1):  # a chain longer than every piece loops
+        if pointer == _NO_POINTER:
+            break
+        block, index = pointer & _BLOCK_MASK, pointer >> 56
+        at = _BLOCKS_AT + block * block_size + _CHECKSUM + index * piece
+        if block >= blocks or index >= _PIECES:
+            return None
+        if at + piece > size:
+            return set()  # the free list's own block is cut off: count every block as in use
+        file.seek(at)
+        chunk = file.read(piece)
+        pointer = int.from_bytes(chunk[:8], "little")
+        data += chunk[8:]
+        if count is None:
+            count, data = int.from_bytes(data[:8], "little"), data[8:]
+            if count > blocks:
+                return None
+        if len(data) >= 8 * count:
+            return {
+                int.from_bytes(data[i : i + 8], "little", signed=True)
+                for i in range(0, 8 * count, 8)
+            }
+    return set() if count is None else None
 
 
 def scan(con: duckdb.DuckDBPyConnection, where: str) -> None:
