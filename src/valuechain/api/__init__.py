@@ -34,6 +34,7 @@ from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
 from valuechain.pipeline.progress import ImportProgress
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
+from valuechain.query.claims import ProducerClaims, producer_claims
 from valuechain.query.compare import compare_runs
 from valuechain.query.coverage import coverage_frame, coverage_lint_frame, coverage_request
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
@@ -154,6 +155,11 @@ class Store:
     def disagreements(self, run: str | None = None) -> ChainDisagreements:
         """Where producer and derived chains disagree, stage by stage (None: every run)."""
         return chain_disagreements(self.db.con, run)
+
+    def producer_claims(self, run: str | None = None) -> ProducerClaims:
+        """Per trial of an MCPJam SDK run (None: every run), the SDK's own verdict beside the
+        derived chain at the current analyzer: agreement and, in words, why they differ."""
+        return producer_claims(self.db.con, run, STAGE_ANALYZER_VERSION)
 
     def runs(self) -> pl.DataFrame:
         """One row per run: identity, parity keys, analyzer, state, trials in and out."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from valuechain.ingest.mcpjam.graders import Matcher
 from valuechain.ingest.mcpjam.payloads import (
     SNIFF_BYTES,
     NotResults,
@@ -17,7 +18,7 @@ from valuechain.ingest.mcpjam.payloads import (
     looks_like_sdk,
     read_payload,
 )
-from valuechain.ingest.mcpjam.translate import Matcher, translate
+from valuechain.ingest.mcpjam.translate import translate
 
 __all__ = [
     "SNIFF_BYTES",

@@ -1,0 +1,300 @@
+"""What a trial did, from the result's trace: its turn, tool-call, LLM and error spans
+(TRACE-FORMAT §3.4–§3.5), and the readers of the trace's spans, messages and prompt summaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from valuechain.ingest.mcpjam.otlp import SpanIds, bool_attr, int_attr, otlp_span, string_attr
+
+_TRANSPORT_LOCAL = frozenset({-32000, -32001})
+
+
+def trace_spans_of(result: dict[str, Any]) -> list[dict[str, Any]]:
+    trace = result.get("trace")
+    spans = trace.get("spans") if isinstance(trace, dict) else None
+    return [s for s in spans if isinstance(s, dict)] if isinstance(spans, list) else []
+
+
+def messages_of(result: dict[str, Any]) -> list[Any]:
+    trace = result.get("trace")
+    if isinstance(trace, list):
+        return trace
+    messages = trace.get("messages") if isinstance(trace, dict) else None
+    return messages if isinstance(messages, list) else []
+
+
+def prompt_summaries_of(result: dict[str, Any]) -> list[dict[str, Any]]:
+    trace = result.get("trace")
+    prompts = trace.get("prompts") if isinstance(trace, dict) else None
+    return [p for p in prompts if isinstance(p, dict)] if isinstance(prompts, list) else []
+
+
+def prompt_index(span: dict[str, Any]) -> int:
+    index = span.get("promptIndex")
+    return index if isinstance(index, int) and not isinstance(index, bool) and index >= 0 else 0
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def turn_spans(
+    ids: SpanIds,
+    root: str,
+    trace_spans: list[dict[str, Any]],
+    result: dict[str, Any],
+    end_ms: float,
+    out: list[dict[str, Any]],
+) -> dict[int, str]:
+    """One turn span per prompt index the trace or its prompt summaries name (else turn 0)."""
+    indexes = {prompt_index(s) for s in trace_spans} | {
+        prompt_index(p) for p in prompt_summaries_of(result)
+    }
+    turns: dict[int, str] = {}
+    for index in sorted(indexes or {0}):
+        turns[index] = ids.span(f"turn {index}")
+        times = [
+            (s["startMs"], s["endMs"])
+            for s in trace_spans
+            if prompt_index(s) == index
+            and is_number(s.get("startMs"))
+            and is_number(s.get("endMs"))
+        ]
+        start = min((t[0] for t in times), default=0)
+        end = max((t[1] for t in times), default=end_ms)
+        attrs = [string_attr("mcp.app.span.role", "turn"), int_attr("mcp.app.turn.index", index)]
+        out.append(otlp_span(ids.trace, turns[index], root, f"turn {index}", start, end, attrs))
+    return turns
+
+
+# Tool calls, and their failures as the transcript reports them
+def message_failures(messages: list[Any]) -> dict[str, tuple[str, str | None]]:
+    """Failed tool results in the transcript by tool call id: (kind, tool name), classified
+    as `classifyToolFailurePart` (eval-tool-execution.ts) does."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for k, part in enumerate(_tool_results(messages)):
+        kind = _failure_kind(part)
+        if kind is not None:
+            call_id = part.get("toolCallId")
+            name = part.get("toolName")
+            out[call_id if isinstance(call_id, str) else f"#{k}"] = (
+                kind,
+                name if isinstance(name, str) else None,
+            )
+    return out
+
+
+def _tool_results(messages: list[Any]) -> Iterator[dict[str, Any]]:
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "tool-result":
+                    yield part
+
+
+def _failure_kind(part: dict[str, Any]) -> str | None:
+    error = part.get("error")
+    if (isinstance(error, str) and error.strip()) or (
+        isinstance(error, dict)
+        and isinstance(error.get("message"), str)
+        and error["message"].strip()
+    ):
+        return "protocol-error"
+    output = part.get("output")
+    if isinstance(output, dict) and output.get("type") == "error-text":
+        return "protocol-error"
+    result = part.get("result")
+    if isinstance(result, dict) and result.get("isError") is True:
+        return "content-error"
+    unwrapped = (
+        output.get("value")
+        if isinstance(output, dict) and "type" in output and "value" in output
+        else output
+    )
+    if isinstance(unwrapped, dict) and unwrapped.get("isError") is True:
+        return "content-error"
+    return "content-error" if part.get("isError") is True else None
+
+
+def tool_spans(
+    ids: SpanIds,
+    root: str,
+    turns: dict[int, str],
+    trace_spans: list[dict[str, Any]],
+    failures: dict[str, tuple[str, str | None]],
+    messages: list[Any],
+    out: list[dict[str, Any]],
+) -> int:
+    """The trace's tool spans as `tool_call` spans (TRACE-FORMAT §3.5); without any, one per
+    tool result in the transcript. Returns how many were written."""
+    written = 0
+    for k, span in enumerate(trace_spans):
+        if span.get("category") != "tool":
+            continue
+        call_id = span.get("toolCallId")
+        failure = failures.get(call_id) if isinstance(call_id, str) else None
+        name = span.get("toolName") or span.get("name")
+        code = span.get("mcpErrorCode")
+        code = code if isinstance(code, int) and not isinstance(code, bool) else None
+        outcome = _outcome(span.get("status") == "error", code, failure)
+        parent = turns.get(prompt_index(span), root)
+        out.append(
+            _tool_span(
+                ids,
+                f"tool {k}",
+                parent,
+                name,
+                call_id,
+                span.get("serverId"),
+                outcome,
+                code,
+                span.get("startMs"),
+                span.get("endMs"),
+            )
+        )
+        written += 1
+    if written or not messages:
+        return written
+    for k, part in enumerate(_tool_results(messages)):
+        call_id = part.get("toolCallId")
+        failure = failures.get(call_id) if isinstance(call_id, str) else failures.get(f"#{k}")
+        outcome = _outcome(False, None, failure)
+        out.append(
+            _tool_span(
+                ids,
+                f"result {k}",
+                turns.get(0, root),
+                part.get("toolName"),
+                call_id,
+                None,
+                outcome,
+                None,
+                0,
+                0,
+            )
+        )
+        written += 1
+    return written
+
+
+def _outcome(failed: bool, code: int | None, failure: tuple[str, str | None] | None) -> str:
+    """`mcp.app.tool.outcome`: a coded failure is `transport_error` (−32000/−32001) or
+    `rpc_error`; an errored span without a code is the SDK's protocol error (`rpc_error`,
+    eval-tool-execution.ts `spanToolErrorRecords`); an `isError` result is `tool_error`."""
+    if code is not None:
+        return "transport_error" if code in _TRANSPORT_LOCAL else "rpc_error"
+    if failure is not None:
+        return "tool_error" if failure[0] == "content-error" else "rpc_error"
+    return "rpc_error" if failed else "ok"
+
+
+def _tool_span(
+    ids: SpanIds,
+    local: str,
+    parent: str,
+    name: Any,
+    call_id: Any,
+    server: Any,
+    outcome: str,
+    code: int | None,
+    start: Any,
+    end: Any,
+) -> dict[str, Any]:
+    tool = name if isinstance(name, str) and name else "unknown"
+    attrs = [
+        string_attr("mcp.app.span.role", "tool_call"),
+        string_attr("openinference.span.kind", "TOOL"),
+        string_attr("tool.name", tool),
+        string_attr("mcp.method.name", "tools/call"),
+        string_attr("mcp.app.tool.outcome", outcome),
+    ]
+    if outcome == "tool_error":
+        attrs.append(bool_attr("mcp.app.tool.is_error", True))
+    if isinstance(call_id, str):
+        attrs.append(string_attr("tool_call.id", call_id))
+    if isinstance(server, str) and server:
+        attrs.append(string_attr("mcp.app.server.name", server))
+    if code is not None:
+        attrs.append(string_attr("rpc.response.status_code", str(code)))
+    start_ms = start if is_number(start) else 0
+    end_ms = end if is_number(end) else start_ms
+    return otlp_span(
+        ids.trace,
+        ids.span(local),
+        parent,
+        f"tools/call {tool}",
+        start_ms,
+        end_ms,
+        attrs,
+        error=outcome != "ok",
+        kind=3,
+    )
+
+
+def llm_and_error_spans(
+    ids: SpanIds,
+    root: str,
+    turns: dict[int, str],
+    trace_spans: list[dict[str, Any]],
+    out: list[dict[str, Any]],
+) -> None:
+    """LLM spans (`role = llm`, the model that served) and the SDK's `error` spans."""
+    for k, span in enumerate(trace_spans):
+        category = span.get("category")
+        if category not in ("llm", "error"):
+            continue
+        start = float(span["startMs"]) if is_number(span.get("startMs")) else 0.0
+        end = float(span["endMs"]) if is_number(span.get("endMs")) else start
+        parent = turns.get(prompt_index(span), root)
+        failed = span.get("status") == "error"
+        if category == "error":
+            name = span.get("name") if isinstance(span.get("name"), str) else "error"
+            out.append(
+                otlp_span(
+                    ids.trace,
+                    ids.span(f"error {k}"),
+                    parent,
+                    str(name)[:200],
+                    start,
+                    end,
+                    [string_attr("error.type", "sdk_error")],
+                    error=True,
+                )
+            )
+            continue
+        attrs = [
+            string_attr("mcp.app.span.role", "llm"),
+            string_attr("openinference.span.kind", "LLM"),
+            string_attr("gen_ai.operation.name", "chat"),
+        ]
+        if isinstance(span.get("modelId"), str):
+            attrs.append(string_attr("gen_ai.request.model", span["modelId"]))
+        for key, otel in (
+            ("inputTokens", "gen_ai.usage.input_tokens"),
+            ("outputTokens", "gen_ai.usage.output_tokens"),
+        ):
+            if isinstance(span.get(key), int) and not isinstance(span.get(key), bool):
+                attrs.append(int_attr(otel, span[key]))
+        if isinstance(span.get("stepIndex"), int):
+            attrs.append(int_attr("mcp.app.step.index", span["stepIndex"]))
+        out.append(
+            otlp_span(
+                ids.trace,
+                ids.span(f"llm {k}"),
+                parent,
+                "chat",
+                start,
+                end,
+                attrs,
+                error=failed,
+                kind=3,
+            )
+        )
