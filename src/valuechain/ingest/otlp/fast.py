@@ -34,6 +34,8 @@ from valuechain.ingest.otlp.scalars import UINT32_MAX
 from valuechain.ingest.source.issue_log import Where
 
 _NO_DROPS = (0, 0, 0)  # a span with a dropped count is not the fast path
+# a longer decimal is beyond int64 (or padded with zeros): not converted, the reference says
+_INT64_DIGITS = 19
 
 
 class _Status(Struct, forbid_unknown_fields=True, rename="camel"):
@@ -126,7 +128,7 @@ def _id(raw: str, size: int) -> bytes:
 
 def _time(raw: str) -> int:
     """A canonical, non-zero, int64-sized decimal time (anything else is not the fast path)."""
-    if not (raw.isascii() and raw.isdigit()):
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > _INT64_DIGITS:
         raise FallbackError
     value = int(raw)
     if not 0 < value <= INT64_MAX:
@@ -378,7 +380,7 @@ _TABLES = ("resources", "scopes", "spans", "attributes", "events", "links")
 
 def _event_time(raw: str) -> int | None:
     """An event time: canonical decimal; 0 reads as unknown (as in the reference)."""
-    if not (raw.isascii() and raw.isdigit()):
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > _INT64_DIGITS:
         raise FallbackError
     value = int(raw)
     if value > INT64_MAX:

@@ -207,7 +207,7 @@ class RecordDecoder:
         acct.records_quarantined += 1
         self.quarantine(
             where,
-            None,
+            item.path,
             item.raw,
             item.code,
             f"{item.message} (bytes {item.byte_offset}–{item.end_offset})",
@@ -249,7 +249,10 @@ class RecordDecoder:
         try:
             value = json_values.Value(orjson.loads(rescue.text), item.line, item.byte_offset)
         except orjson.JSONDecodeError:  # NaN tokens, lone surrogates: the lenient path
-            lenient = json_values.lenient_value(rescue.text, item.line, item.byte_offset)
+            try:
+                lenient = json_values.lenient_value(rescue.text, item.line, item.byte_offset)
+            except json_values.NumberTooLongError:
+                lenient = None
             if lenient is None:
                 self.reject(
                     Code.E_TRUNCATED_JSON,
