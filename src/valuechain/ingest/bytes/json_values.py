@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from valuechain.contract.issues import Code
+from valuechain.ingest.bytes.json_keys import DuplicateKey, duplicate_keys
 from valuechain.ingest.bytes.json_locate import long_integer_path
 from valuechain.ingest.otlp.scalars import BigNumber, scrub_surrogates
 
@@ -43,6 +44,7 @@ class Value:
     byte_offset: int
     nonstandard: bool = False  # bare NaN/Infinity tokens: read by the lenient path
     invalid_utf8: int = 0  # strings whose lone surrogate escapes were replaced with U+FFFD
+    duplicates: tuple[DuplicateKey, ...] = ()  # keys repeated in one object: the last was read
 
 
 @dataclass(slots=True)
@@ -70,7 +72,7 @@ def split_values(data: bytes) -> Iterator[Value | Broken]:
         pass
     else:
         _, line, offset = first_value(data)
-        yield Value(obj, line, offset)
+        yield Value(obj, line, offset, duplicates=duplicate_keys(body, obj))
         return
     first = body.lstrip().split(b"\n", 1)[0]
     if parses(first):  # NDJSON / JSON Lines: one value per non-empty line
@@ -181,10 +183,13 @@ def lenient_value(text: str, line: int | None, byte_offset: int) -> Value | None
 
 
 def _scrubbed(value: Value, text: str) -> Value:
+    """A value of the lenient path, made what the orjson path makes: lone surrogates replaced,
+    repeated keys found."""
     # Only the stdlib path can produce lone surrogates (from \uD800-style escapes); they cannot
     # be encoded as UTF-8 and would break Arrow and hashing downstream (TRACE-FORMAT §5.2).
     if _SURROGATE_ESCAPE.search(text):
         value.obj, value.invalid_utf8 = scrub_surrogates(value.obj)
+    value.duplicates = duplicate_keys(text, value.obj)
     return value
 
 
@@ -217,10 +222,12 @@ def split_lines(
         if not raw.strip():
             continue
         try:
-            yield Value(orjson.loads(raw), number, start + here)
-            continue
+            obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             error = str(exc)
+        else:
+            yield Value(obj, number, start + here, duplicates=duplicate_keys(raw, obj))
+            continue
         text = raw.decode("utf-8", "replace")
         try:
             value = lenient_value(text, number, start + here)

@@ -42,7 +42,7 @@ class FastAttributes:
     _attributes_read: int
 
     def _attrs(
-        self, kvs: list[KeyValue], owner_type: str, owner_row: int
+        self, kvs: list[KeyValue] | UnsetType, owner_type: str, owner_row: int
     ) -> tuple[list[Any], str | None, str | None]:
         """Attribute rows of one owner; (canonical list, openinference kind, mcp.app role)."""
         if not kvs:
