@@ -10,9 +10,10 @@ Fallback rule: the fast path handles a record only when the reference decoder wo
 **no issue at all** for it and reads it as exactly one OTLP trace record. Anything else —
 a parse or type error (snake_case keys, base64 or malformed ids, enum names, numeric 64-bit
 ints, nulls, NaN tokens, lone surrogates, invalid UTF-8, unknown fields, envelopes, other
-signals), an empty envelope, a missing/zero/out-of-range time, a negative duration, dropped
-counts on a span, duplicate attribute keys, more than one AnyValue variant, an unusual double
-spelling, a large value, a container AnyValue whose decoding notes anything — makes ``decode``
+signals), a key repeated in one object (``json_keys.may_repeat``), an empty envelope, a
+missing/zero/out-of-range time, a negative duration, dropped counts on a span, duplicate
+attribute keys, more than one AnyValue variant, an unusual double spelling, a large value, a
+container AnyValue whose decoding notes anything — makes ``decode``
 return ``False`` having written nothing, and the caller hands the record to the reference
 decoder. A record is therefore decoded by exactly one of the two, and the reference decoder
 stays the definition of the semantics. Attribute lists are turned into rows, under the same
