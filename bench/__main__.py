@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from bench import (
+    bombs,
     coverage,
     decoders,
     derive,
@@ -26,6 +27,7 @@ SUITES = {
     "ingest": ingest.run,
     "ingest-store": ingest.run_store,
     "ingest-memory": ingest.run_memory,
+    "bombs": bombs.run,
     "decoders": decoders.run,
     "derive": derive.run,
     "materialize": materialize.run,
