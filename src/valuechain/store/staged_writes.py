@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue, issues_table
 from valuechain.contract.ledger import SourceLedger
-from valuechain.contract.tables import PENDING_DERIVATIONS, SOURCE_ID, SOURCES
+from valuechain.contract.tables import PENDING_DERIVATIONS, SOURCE_ID, SOURCES, TRACE_ID
 from valuechain.store import sqlfiles
 from valuechain.store.database import Database
 
@@ -70,7 +70,9 @@ class Written(NamedTuple):
     deduplicated: dict[int, tuple[int, int]]
 
 
-def with_source(tables: Mapping[str, pa.Table], issues: list[Issue], source_id: int) -> dict[str, pa.Table]:
+def with_source(
+    tables: Mapping[str, pa.Table], issues: list[Issue], source_id: int
+) -> dict[str, pa.Table]:
     """A source's batch as the statements read it: its issues as a table, and every row it
     owns marked with its ``source_id``."""
     staged = {**tables, "issues": issues_table(issues)}
@@ -141,8 +143,8 @@ def pending_traces(traces: Mapping[int, Sequence[bytes]]) -> pa.Table:
     """The traces each source hands to the derive step, as ``staged_pending_traces``."""
     ids = [source_id for source_id, found in traces.items() for _ in found]
     flat = [trace for found in traces.values() for trace in found]
-    schema = pa.schema([PENDING_DERIVATIONS.field("source_id"), PENDING_DERIVATIONS.field("trace_id")])
-    return pa.table([pa.array(ids, SOURCE_ID), pa.array(flat, schema.field("trace_id").type)], schema=schema)
+    schema = pa.schema([PENDING_DERIVATIONS.field(name) for name in ("source_id", "trace_id")])
+    return pa.table([pa.array(ids, SOURCE_ID), pa.array(flat, TRACE_ID)], schema=schema)
 
 
 def close_sources(
@@ -172,7 +174,8 @@ def close_sources(
             con.execute(sql.text, sql.bind(params))
         counts = sqlfiles.statement(ISSUE_COUNTS)
         recorded: dict[int, dict[str, int]] = {}
-        for source_id, code, occurrences in con.execute(counts.text, counts.bind(params)).fetchall():
+        found = con.execute(counts.text, counts.bind(params)).fetchall()
+        for source_id, code, occurrences in found:
             recorded.setdefault(int(source_id), {})[str(code)] = int(occurrences)
         if then is not None:
             then(con)

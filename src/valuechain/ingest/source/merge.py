@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from valuechain.contract.tables.rows import rebase
 from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, issues_table
+from valuechain.contract.tables.rows import rebase
 from valuechain.errors import IngestError
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
