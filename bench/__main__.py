@@ -14,6 +14,7 @@ from bench import (
     recompute,
     report,
     scale,
+    small_files,
     store_open,
     store_ops,
     tables,
@@ -37,6 +38,7 @@ SUITES = {
     "coverage": coverage.run,
     "tables": tables.run,
     "scale": scale.run,
+    "small-files": small_files.run,
 }
 
 
