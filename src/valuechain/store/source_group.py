@@ -26,7 +26,7 @@ from valuechain.store.staged_writes import (
     close_sources,
     ledger_row,
     pending_traces,
-    with_source,
+    with_sources,
     write_staged,
 )
 from valuechain.store.writer import CARRIED_MAPS, Committed
@@ -67,16 +67,21 @@ def write_sources(
         con.execute(begin.text, {"marker": json.dumps(offsets, sort_keys=True)})
         for carried in CARRIED_MAPS:  # no source here goes on from a group before
             con.execute(sqlfiles.statement(carried).text)
-        batches, closing = [], []
+        batches, issues, closing, closing_counts = [], [], [], []
+        counts: list[dict[str, int]] = []
         rows = dict.fromkeys(_ROW_TABLES, 0)  # the group's rows before each source
-        for k, source in enumerate(sources):
-            shifted = [_moved(issue, rows["spans"]) for issue in source.issues]
-            batches.append(with_source(rebase(source.tables, rows, 0), shifted, first + k))
-            ending = [_moved(issue, rows["spans"]) for issue in source.closing]
-            closing.append(with_source({}, ending, first + k)["issues"])
+        for source in sources:
+            batches.append(rebase(source.tables, rows, 0))
+            issues += [_moved(issue, rows["spans"]) for issue in source.issues]
+            closing += [_moved(issue, rows["spans"]) for issue in source.closing]
+            counts.append({name: t.num_rows for name, t in source.tables.items()})
+            counts[-1]["issues"] = len(source.issues)
+            closing_counts.append({"issues": len(source.closing)})
             for name in _ROW_TABLES:
                 rows[name] += source.tables[name].num_rows
-        written = write_staged(db, params, concatenated(batches))
+        written = write_staged(
+            db, params, with_sources(concatenated(batches), issues, first, counts)
+        )
         ledger = [
             ledger_row(
                 source.ledger,
@@ -90,7 +95,12 @@ def write_sources(
         ]
         traces = {first + k: source.trace_ids for k, source in enumerate(sources)}
         recorded = close_sources(
-            con, params, ledger, pa.concat_tables(closing), pending_traces(traces), analyzer
+            con,
+            params,
+            ledger,
+            with_sources({}, closing, first, closing_counts)["issues"],
+            pending_traces(traces),
+            analyzer,
         )
         con.commit()
     except BaseException:

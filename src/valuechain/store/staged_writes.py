@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue, issues_table
@@ -73,15 +74,28 @@ class Written(NamedTuple):
 def with_source(
     tables: Mapping[str, pa.Table], issues: list[Issue], source_id: int
 ) -> dict[str, pa.Table]:
-    """A source's batch as the statements read it: its issues as a table, and every row it
+    """One source's batch as the statements read it: its issues as a table, and every row it
     owns marked with its ``source_id``."""
+    counts = {name: table.num_rows for name, table in tables.items()}
+    return with_sources(tables, issues, source_id, [{**counts, "issues": len(issues)}])
+
+
+def with_sources(
+    tables: Mapping[str, pa.Table],
+    issues: list[Issue],
+    first_id: int,
+    counts: Sequence[Mapping[str, int]],
+) -> dict[str, pa.Table]:
+    """Several sources' rows one after the other (``counts[k]``: the rows of source ``k`` in
+    each table, issues included) as one batch: the issues as a table, and every row a source
+    owns marked with its id, from ``first_id`` on (one column a table, not one a source)."""
     staged = {**tables, "issues": issues_table(issues)}
-    ids = pa.scalar(source_id, SOURCE_ID)
+    ids = np.arange(first_id, first_id + len(counts), dtype=np.int32)
     for name in SOURCE_TABLES:
         if name in staged:
-            table = staged[name]
-            column = pa.repeat(ids, table.num_rows) if table.num_rows else pa.array([], SOURCE_ID)
-            staged[name] = table.append_column(pa.field("source_id", SOURCE_ID, False), column)
+            column = pa.array(np.repeat(ids, [c.get(name, 0) for c in counts]), SOURCE_ID)
+            field = pa.field("source_id", SOURCE_ID, False)
+            staged[name] = staged[name].append_column(field, column)
     return staged
 
 
