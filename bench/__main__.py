@@ -16,6 +16,7 @@ from bench import (
     report,
     scale,
     sdk_results,
+    small_files,
     store_open,
     store_ops,
     tables,
@@ -41,6 +42,7 @@ SUITES = {
     "tables": tables.run,
     "scale": scale.run,
     "sdk-results": sdk_results.run,
+    "small-files": small_files.run,
 }
 
 

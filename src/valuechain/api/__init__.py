@@ -26,6 +26,7 @@ from valuechain.contract.verdict_policy import VerdictPolicyFile
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodeOptions
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.materialize.pending_documents import PendingDocuments, pending_documents
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
 from valuechain.pipeline.export import ExportSummary, export_parquet
 from valuechain.pipeline.follow import FollowRound, follow
@@ -121,6 +122,11 @@ class Store:
         """What was imported but not derived yet (None: nothing); every writing verb derives
         it first."""
         return self.db.pending_derivation()
+
+    def pending_documents(self) -> PendingDocuments | None:
+        """The runs whose chains are stored without their analytics documents (a derive
+        stopped between the two; None: none); every writing verb writes them first."""
+        return pending_documents(self.db.con)
 
     def complete_pending(self) -> DeriveSummary | None:
         """Derive what was imported but not derived yet (an interrupted or ``--no-derive``
