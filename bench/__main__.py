@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from bench import (
+    bombs,
     coverage,
     decoders,
     derive,
@@ -15,6 +16,7 @@ from bench import (
     report,
     scale,
     sdk_results,
+    small_files,
     store_open,
     store_ops,
     tables,
@@ -26,6 +28,7 @@ SUITES = {
     "ingest": ingest.run,
     "ingest-store": ingest.run_store,
     "ingest-memory": ingest.run_memory,
+    "bombs": bombs.run,
     "decoders": decoders.run,
     "derive": derive.run,
     "materialize": materialize.run,
@@ -39,6 +42,7 @@ SUITES = {
     "tables": tables.run,
     "scale": scale.run,
     "sdk-results": sdk_results.run,
+    "small-files": small_files.run,
 }
 
 

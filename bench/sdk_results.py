@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import valuechain
-from valuechain.pipeline.imports import SDK_RESULTS
+from valuechain.pipeline.sdk_sources import SDK_RESULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = next(

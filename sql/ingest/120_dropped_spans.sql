@@ -2,9 +2,9 @@
 -- (earlier sources, or earlier batches of this source) or earlier in this batch: kept once,
 -- counted (TRACE-FORMAT §5.2 I_DUPLICATE_IDENTICAL). The store is compared only through the
 -- stored spans of the batch's keys (sql/ingest/115).
--- Grain: one row per dropped span. Reads: new_spans, stored_keys.
+-- Grain: one row per dropped span, with the source that sent it. Reads: new_spans, stored_keys.
 CREATE OR REPLACE TEMP TABLE dropped_spans AS
-SELECT n.span_row
+SELECT n.span_row, n.source_id
 FROM new_spans n
 WHERE EXISTS (
         SELECT 1 FROM stored_keys s

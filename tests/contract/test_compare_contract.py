@@ -34,8 +34,10 @@ def test_the_json_schema_is_generated_with_camel_case_keys() -> None:
     schema = compare_json_schema()
     assert schema["title"] == "RunComparison"
     assert list(schema["properties"]) == [
-        "a", "b", "blockers", "comparable", "unmeasured", "forced", "stages", "cases"
+        "a", "b", "blockers", "comparable", "unmeasured", "forced", "stages", "cases", "hints"
     ]  # fmt: skip
+    assert "hints" not in schema["required"]  # only runs read from MCPJam SDK results carry it
+    assert list(schema["$defs"]["BlockerHint"]["properties"]) == ["runId", "blocker", "hint"]
     case = schema["$defs"]["CaseComparison"]["properties"]
     assert list(case) == [
         "caseId", "title", "change", "a", "b", "tokensDelta", "durationMsDelta"

@@ -206,6 +206,14 @@ REFUSED = {
         _span(attributes=[{"key": "i", "value": {"intValue": "9223372036854775808"}}])
     ),
     "time beyond int64": _request(_span(endTimeUnixNano="9223372036854775808")),
+    # hostile numbers and keys (issue 38.5): no reader takes them silently
+    "a key twice": _request(_span(name="a")).replace(b'"name":"a"', b'"name":"a","name":"b"'),
+    "a 10,000-digit integer": _request(_span(kind=1)).replace(
+        b'"kind":1', b'"kind":1' + b"0" * 10_000
+    ),
+    "a double beyond range": _request(
+        _span(attributes=[{"key": "d", "value": {"doubleValue": 1.5}}])
+    ).replace(b"1.5", b"1e999999"),
 }
 
 

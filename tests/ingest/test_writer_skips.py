@@ -9,7 +9,7 @@ import re
 
 from valuechain.contract import tables
 from valuechain.store import sqlfiles
-from valuechain.store.writer import COUNTED, SKIP_WITHOUT
+from valuechain.store.staged_writes import COUNTED, SKIP_WITHOUT
 
 
 def _batch() -> dict[str, str]:

@@ -19,7 +19,7 @@ import pytest
 
 from valuechain.ingest.decode import DecodeOptions, decode_export
 from valuechain.ingest.source import parts
-from valuechain.pipeline import imports
+from valuechain.pipeline import imports, small_files
 from valuechain.pipeline.imports import ImportOptions, import_paths
 from valuechain.store import Database, writer
 from valuechain.synth import SynthConfig, write_export
@@ -69,6 +69,9 @@ def test_bytes_of_a_stored_size_are_hashed_first(
     reads: dict[str, int],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # a file over the small-file bound: a small one is read once whatever its size (whole,
+    # into memory, then hashed and decoded from there: `pipeline.small_files`)
+    monkeypatch.setattr(small_files, "SMALL_FILE_BYTES", 0)
     data = otlp.dumps(otlp.request(otlp.span(1, name="aaaa")))
     first = write("first.json", data)
     import_paths(db, [first])

@@ -264,6 +264,21 @@ def cases() -> dict[str, bytes]:
             request(span(1, attributes=[{"key": "k", "value": {"doubleValue": float("nan")}}]))
         ),
         "dropped_at_source.json": dumps(request(span(1, droppedAttributesCount=3))),
+        # hostile numbers and keys (issue 38.5)
+        "integer_too_long.jsonl": three[0]
+        + b"\n"
+        + dumps(request(span(2, startTimeUnixNano=0))).replace(
+            b'"startTimeUnixNano": 0', b'"startTimeUnixNano": 1' + b"0" * 10_000
+        )
+        + b"\n"
+        + three[2]
+        + b"\n",
+        "double_out_of_range.json": dumps(
+            request(span(1, attributes=[{"key": "k", "value": {"doubleValue": 1.5}}]))
+        ).replace(b"1.5", b"1e999999"),
+        "duplicate_json_key.json": dumps(request(span(1, name="first"))).replace(
+            b'"name": "first"', b'"name": "first", "name": "second"'
+        ),
         "empty_envelope.json": dumps(
             {
                 "resourceSpans": [

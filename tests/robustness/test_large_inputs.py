@@ -1,10 +1,11 @@
-"""Large inputs: a decompression bomb stops at the cap with a clear issue, and one huge
-attribute value is stored whole, in ``large_values``, without the import's memory growing
-with it beyond a small multiple.
+"""Large inputs: a decompression bomb stops at the cap with a clear issue, in a memory that
+does not grow with the cap; a document followed by a long run of whitespace imports in the
+memory of the document; and one huge attribute value is stored whole, in ``large_values``,
+without the import's memory growing with it beyond a small multiple.
 
 The huge value is 8 MiB here; ``VALUECHAIN_HUGE_MB=100`` runs the same code path at 100 MiB
 (the size TRACE-FORMAT's content exports reach), outside CI. Peak memory is measured in a
-child process (its own ``ru_maxrss``, the decode running in-process: ``--workers 0``).
+child process (its own ``VmHWM``, the decode running in-process: ``--workers 0``).
 """
 
 from __future__ import annotations
@@ -15,23 +16,30 @@ import json
 import os
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
+import pytest
 from processes import ENV
 
+from valuechain.ingest.bytes.compression import zstd_open_write
 from valuechain.store import Database
 
 HUGE_MB = int(os.environ.get("VALUECHAIN_HUGE_MB", "8"))
 
-# Runs the import in this child and prints its peak resident memory (KiB, Linux ru_maxrss).
+# Runs the import in this child and prints its peak resident memory (KiB): VmHWM, the peak
+# of this process image alone. ru_maxrss keeps the parent's peak across fork and exec, so
+# every child measured at least pytest's own size (407 MiB) and hid what it added.
 _MEASURE = """
-import resource, sys
+import sys
 from valuechain.cli import main
 try:
     main(sys.argv[1:], prog_name="valuechain")
 except SystemExit as end:
     code = end.code
-print("peak_rss_kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+with open("/proc/self/status") as status:
+    peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+print("peak_rss_kib", peak, file=sys.stderr)
 sys.exit(code)
 """
 
@@ -109,3 +117,69 @@ def test_a_decompression_bomb_stops_at_the_cap(tmp_path: Path) -> None:
     small.write_bytes(_export("x"))
     _, baseline = _import(tmp_path / "t.duckdb", small)
     assert peak < baseline + (48 << 10), (peak, baseline)  # never the 64 MiB
+
+
+def _bomb(path: Path, fill: bytes, mib: int, head: bytes = b"") -> Path:
+    """``head``, then ``mib`` MiB of ``fill``, compressed as ``path``'s suffix says, written a
+    MiB at a time (never held whole)."""
+    block = fill * (1 << 20)
+    if path.suffix == ".gz":
+        engine = zlib.compressobj(9, zlib.DEFLATED, 31)
+        with path.open("wb") as out:
+            out.write(engine.compress(head))
+            for _ in range(mib):
+                out.write(engine.compress(block))
+            out.write(engine.flush())
+    else:
+        with zstd_open_write(path) as out:
+            out.write(head)
+            for _ in range(mib):
+                out.write(block)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+def test_a_bomb_s_memory_does_not_grow_with_the_cap(tmp_path: Path, suffix: str) -> None:
+    """Zeros are neither JSON, records nor a protobuf request: the first batch says so, the
+    rest is inflated to the cap unkept (issue 38.2: 10 GiB of zeros took 8.67 GB at a 4 GiB
+    cap, twice the cap; 255 MB now at any cap)."""
+    bomb = _bomb(tmp_path / f"zeros{suffix}", b"\x00", 224)
+    peaks = {}
+    for cap_mib in (32, 192):
+        cap = cap_mib << 20
+        store = tmp_path / f"{cap_mib}.duckdb"
+        done, peaks[cap_mib] = _import(store, "--max-decompressed-bytes", str(cap), bomb)
+        assert done.returncode == 1, done.stderr
+        said = " ".join(done.stderr.split())
+        assert f"{bomb}: decompressed size exceeds the cap of {cap} bytes" in said, said
+        assert "issues by code: E_TOO_LARGE 1" in " ".join(done.stdout.split())
+    growth_mib = (peaks[192] - peaks[32]) / 1024
+    print(
+        f"zeros{suffix}: peak RSS {peaks[32] / 1024:.0f} MiB at a 32 MiB cap, "
+        f"{peaks[192] / 1024:.0f} MiB at 192 MiB"
+    )
+    assert growth_mib < 40, peaks  # it was twice the cap's growth: 320 MiB
+
+
+@pytest.mark.parametrize("pretty", [False, True], ids=["one-line", "pretty"])
+def test_a_document_then_gigabytes_of_whitespace_imports_in_bounded_memory(
+    tmp_path: Path, pretty: bool
+) -> None:
+    """A document, then a run of spaces: the run is read at the decompressor's speed and not
+    held (issue 38.2: 5 GiB of it took > 596 s at 1.76 GB: a pretty-printed document's parts
+    were searched again each batch, its spaces held whole)."""
+    doc = json.dumps(json.loads(_export("x")), indent=2 if pretty else None).encode() + b"\n"
+    peaks = {}
+    for mib in (16, 176):
+        source = _bomb(tmp_path / f"doc{mib}.json.gz", b" ", mib, doc)
+        done, peaks[mib] = _import(tmp_path / f"{mib}.duckdb", source)
+        assert done.returncode == 0, done.stderr
+        with Database(tmp_path / f"{mib}.duckdb", read_only=True) as db:
+            stored = db.fetch_one("SELECT count(*), any_value(name) FROM core.spans")
+            issues = db.fetch_one("SELECT count(*) FROM issues")
+        assert stored == (1, "tool result") and issues == (0,)
+    print(
+        f"document + spaces: peak RSS {peaks[16] / 1024:.0f} MiB with 16 MiB of them, "
+        f"{peaks[176] / 1024:.0f} MiB with 176 MiB"
+    )
+    assert (peaks[176] - peaks[16]) / 1024 < 40, peaks  # it was twice the run: 320 MiB

@@ -17,7 +17,7 @@ from valuechain.errors import StoreError, UsageError, VersionAheadError
 from valuechain.pipeline.derive import load_trials
 from valuechain.pipeline.imports import ImportOptions, import_file, import_paths
 from valuechain.store import STORE_SCHEMA_VERSION, Database, open_database
-from valuechain.store.migrate import views_digest
+from valuechain.store.migrate import setup_digest, views_digest
 
 Write = Callable[[str, bytes | dict[str, Any]], Path]
 
@@ -38,6 +38,7 @@ def test_store_file_persists_and_reopens(
             "schema_version": str(STORE_SCHEMA_VERSION),
             "created_by": valuechain.__version__,
             "views_digest": views_digest(),
+            "setup_digest": setup_digest(),
         }
 
 

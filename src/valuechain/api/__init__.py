@@ -26,6 +26,7 @@ from valuechain.contract.verdict_policy import VerdictPolicyFile
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.ingest.decode import DecodeOptions
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.materialize.pending_documents import PendingDocuments, pending_documents
 from valuechain.pipeline.derive import DeriveSummary, derive_pending, derive_traces
 from valuechain.pipeline.export import ExportSummary, export_parquet
 from valuechain.pipeline.follow import FollowRound, follow
@@ -34,6 +35,7 @@ from valuechain.pipeline.operations import Purge, Removal, delete, purge_content
 from valuechain.pipeline.progress import ImportProgress
 from valuechain.pipeline.recompute import BatchFn, RecomputeResult, recompute
 from valuechain.query.chains import ChainDisagreements, chain_disagreements
+from valuechain.query.claims import ProducerClaims, producer_claims
 from valuechain.query.compare import compare_runs
 from valuechain.query.coverage import coverage_frame, coverage_lint_frame, coverage_request
 from valuechain.query.funnel import analytics_document, funnel_frame, run_exists
@@ -121,6 +123,11 @@ class Store:
         it first."""
         return self.db.pending_derivation()
 
+    def pending_documents(self) -> PendingDocuments | None:
+        """The runs whose chains are stored without their analytics documents (a derive
+        stopped between the two; None: none); every writing verb writes them first."""
+        return pending_documents(self.db.con)
+
     def complete_pending(self) -> DeriveSummary | None:
         """Derive what was imported but not derived yet (an interrupted or ``--no-derive``
         import); every writing verb calls this first. None when nothing was pending."""
@@ -154,6 +161,11 @@ class Store:
     def disagreements(self, run: str | None = None) -> ChainDisagreements:
         """Where producer and derived chains disagree, stage by stage (None: every run)."""
         return chain_disagreements(self.db.con, run)
+
+    def producer_claims(self, run: str | None = None) -> ProducerClaims:
+        """Per trial of an MCPJam SDK run (None: every run), the SDK's own verdict beside the
+        derived chain at the current analyzer: agreement and, in words, why they differ."""
+        return producer_claims(self.db.con, run, STAGE_ANALYZER_VERSION)
 
     def runs(self) -> pl.DataFrame:
         """One row per run: identity, parity keys, analyzer, state, trials in and out."""

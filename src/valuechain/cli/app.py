@@ -185,9 +185,12 @@ def open_store(
         )
     try:
         pending = store.pending_derivation()
-        if pending is not None and read_only:
-            aside(Text.assemble(("warning:", "yellow"), f" {pending.render()}"))
-        elif pending is not None and settle:
+        if read_only:
+            documents = store.pending_documents()
+            for state in (pending, documents):
+                if state is not None:
+                    aside(Text.assemble(("warning:", "yellow"), f" {state.render()}"))
+        elif settle and (pending is not None or store.pending_documents() is not None):
             done = store.complete_pending()
             if done is not None:
                 aside(f"completed an unfinished derivation first: {done.describe()}")

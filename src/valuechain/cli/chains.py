@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import Final
 
 import click
 import orjson
@@ -22,8 +23,10 @@ from valuechain.cli.options import (
     run_argument,
 )
 from valuechain.cli.progress import PhaseBar
+from valuechain.query.claims import ProducerClaims
 from valuechain.query.trial import TrialView
 from valuechain.report.formats import Format
+from valuechain.report.tables import Col
 from valuechain.report.trial import render_trial
 
 
@@ -48,20 +51,30 @@ def derive(ctx: click.Context, analyzer: int) -> None:
 
 @main.command()
 @run_argument(required=False)
+@click.option(
+    "--claims",
+    is_flag=True,
+    help="With --format json/csv: the producer's own verdicts beside the derived chains "
+    "(MCPJam SDK runs), one row per trial, instead of the chain disagreements.",
+)
 @TABULAR
 @click.pass_context
 @examples(
     "valuechain verify RUN",
     "valuechain verify --format json",
+    "valuechain verify RUN --claims --format csv   # SDK runs: the SDK's passed vs the chain",
 )
-def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
-    """List every trial where the producer's chain and valuechain's disagree, stage by stage."""
+def verify(ctx: click.Context, run: str | None, claims: bool, fmt: str) -> None:
+    """List every trial where the producer's chain and valuechain's disagree, stage by stage;
+    for MCPJam SDK runs, set the SDK's own verdict beside each derived chain and say why they
+    differ."""
     with open_store(ctx, read_only=True) as store:
         if run is not None:
             require_runs(store, run)
         found = store.disagreements(run)
+        verdicts = store.producer_claims(run)
     if fmt != "table":
-        emit(found.rows, Format(fmt), None)
+        emit(verdicts.rows if claims else found.rows, Format(fmt), None)
         return
     out.print(
         f"{found.compared} trials carry a producer chain; "
@@ -69,6 +82,54 @@ def verify(ctx: click.Context, run: str | None, fmt: str) -> None:
     )
     if found.rows.height:
         emit(found.rows, Format.TABLE, None)
+    if verdicts.trials:
+        _print_claims(verdicts)
+
+
+CLAIM_TABLE: Final = (
+    Col("case"),
+    Col("variant", keep=2),
+    Col("rep", align="right", keep=2),
+    Col("sdk"),
+    Col("chain"),
+    Col("agree", keep=1),
+    Col("why", under=True),
+)
+
+
+def _print_claims(claims: ProducerClaims) -> None:
+    """The SDK's verdicts beside the derived chains: counts per run, then trial by trial."""
+    out.print(
+        f"{claims.trials} MCPJam SDK trials carry the SDK's own verdict (passed); "
+        f"{claims.agree} agree with the derived chain, {claims.disagree} disagree "
+        "(agree: both fail, or neither does)"
+    )
+    for row in claims.by_run().iter_rows(named=True):
+        out.print(
+            f"  run {row['run_id']}: {row['trials']} trials, {row['agree']} agree, "
+            f"{row['disagree']} disagree"
+        )
+    rows = claims.rows
+    table = pl.DataFrame(
+        {
+            "case": rows["case_title"],
+            "variant": rows["provider"] + "/" + rows["model"],
+            "rep": rows["repetition"],
+            "sdk": rows["producer_result"],
+            "chain": [
+                derived if stage is None else f"failed at {stage} ({reason})"
+                for derived, stage, reason in zip(
+                    rows["derived_result"],
+                    rows["first_failed_stage"],
+                    rows["first_failed_reason"],
+                    strict=True,
+                )
+            ],
+            "agree": rows["agrees"].replace_strict({True: "yes", False: "NO"}),
+            "why": rows["why"].fill_null(""),
+        }
+    )
+    emit(table, Format.TABLE, None, columns=CLAIM_TABLE)
 
 
 @main.command()

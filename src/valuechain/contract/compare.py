@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import Field, PlainSerializer
+from pydantic import MISSING, Field, PlainSerializer
 
 from valuechain.contract.rates import StageRate
 from valuechain.contract.tallies import NonEmpty, StageField, StrictModel
@@ -89,8 +89,18 @@ class CaseComparison(StrictModel):
     duration_ms_delta: Delta | None
 
 
+class BlockerHint(StrictModel):
+    """The producer setting that would supply an identity ``run_id`` lacks (``blocker``)."""
+
+    run_id: NonEmpty
+    blocker: BlockerField
+    hint: NonEmpty
+
+
 class RunComparison(StrictModel):
-    """What `compare A B` says: blockers first, deltas only when there is none."""
+    """What `compare A B` says: blockers first, deltas only when there is none. ``hints``
+    (present only for runs read from MCPJam SDK results) name the SDK option that would
+    supply a missing identity."""
 
     a: NonEmpty
     b: NonEmpty
@@ -100,6 +110,7 @@ class RunComparison(StrictModel):
     forced: bool  # cases listed although not comparable: not a comparison claim
     stages: list[StageComparison]
     cases: list[CaseComparison] | None
+    hints: list[BlockerHint] | MISSING = MISSING
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)

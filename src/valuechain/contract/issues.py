@@ -60,6 +60,7 @@ class Code(StrEnum):
     W_TIME_OUT_OF_RANGE = "W_TIME_OUT_OF_RANGE"
     W_NEGATIVE_DURATION = "W_NEGATIVE_DURATION"
     W_DUPLICATE_ATTRIBUTE_KEY = "W_DUPLICATE_ATTRIBUTE_KEY"
+    W_DUPLICATE_JSON_KEY = "W_DUPLICATE_JSON_KEY"
     W_DUPLICATE_CONFLICT = "W_DUPLICATE_CONFLICT"
     W_DROPPED_AT_SOURCE = "W_DROPPED_AT_SOURCE"
     W_INVALID_UTF8 = "W_INVALID_UTF8"
@@ -132,6 +133,10 @@ HINTS: Final[dict[Code, str]] = {
     Code.W_TIME_OUT_OF_RANGE: "the raw uint64 is kept; the timestamp column is null",
     Code.W_NEGATIVE_DURATION: "clock skew: raw times kept, duration is negative",
     Code.W_DUPLICATE_ATTRIBUTE_KEY: "all values kept in order; typed views use the first",
+    Code.W_DUPLICATE_JSON_KEY: (
+        "a key repeated in one JSON object: the last value was read, as JSON readers do; "
+        "fix the producer's JSON writer"
+    ),
     Code.W_DUPLICATE_CONFLICT: "the same span id arrived with different content; all kept",
     Code.W_DROPPED_AT_SOURCE: "the producer dropped data; evidence may be incomplete",
     Code.W_INVALID_UTF8: "stored with U+FFFD replacement characters",

@@ -68,6 +68,7 @@ class BlockedRun(StrictModel):
 
     run_id: NonEmpty
     blockers: Annotated[list[BlockerField], Field(min_length=1)]
+    hint: NonEmpty | MISSING = MISSING  # MCPJam SDK runs: the option that would supply an identity
 
 
 class UnmeasuredRun(StrictModel):

@@ -40,6 +40,7 @@ from valuechain.errors import Interrupted
 from valuechain.evidence.frames import ordered_attributes
 from valuechain.evidence.trials import TrialEvidence, build_trials
 from valuechain.materialize.analytics import materialize_runs
+from valuechain.materialize.pending_documents import pending_documents
 from valuechain.pipeline.handoff import MappedBatch, hand_off, stage_mapped, staged_from
 from valuechain.pipeline.progress import ImportProgress, Phase, Silent
 from valuechain.pipeline.staging import BatchRows, DeriveSummary, StagedBatch, stage_rows
@@ -158,13 +159,18 @@ def derive_traces(
 
 def derive_pending(db: Database, progress: ImportProgress | None = None) -> DeriveSummary | None:
     """Derive (and materialize) everything imported but not derived yet, oldest source first,
-    at the analyzer its import asked for; None when nothing was pending.
+    at the analyzer its import asked for, then write the documents of runs whose chains went
+    without them (`pending_documents`); None when nothing was pending.
 
     The one entry point every writing verb calls before its own work. Idempotent: cut short
     again, it leaves the record in place and the next call derives the same traces again.
     """
     try:
         summaries = [_derive_group(db, group, progress) for group in db.pending_derivations()]
+        documents = pending_documents(db.con)
+        if documents is not None:  # chains committed, their documents never written
+            written = materialize_runs(db.con, list(documents.run_ids))
+            summaries.append(DeriveSummary(0, 0, 0, documents.run_ids, 0, written))
     except BaseException as exc:
         if is_interruption(exc):
             raise Interrupted(

@@ -46,6 +46,8 @@ class DeriveSummary:
     documents: int = 0
 
     def describe(self) -> str:
+        if not self.trials and self.documents:  # only documents a derive had left unwritten
+            return f"wrote the analytics documents of {len(self.run_ids)} runs"
         return (
             f"derived {self.derived} chains over {self.trials} trials in {len(self.run_ids)} "
             f"runs ({self.producer_chains} producer chains stored, {self.issues} trial issues)"

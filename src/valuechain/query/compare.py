@@ -21,12 +21,15 @@ says so (`forced`): such a listing is not a comparison claim.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
 import duckdb
+from pydantic import MISSING
 
 from valuechain.contract.compare import (
+    BlockerHint,
     CaseChange,
     CaseComparison,
     CaseVerdict,
@@ -45,7 +48,8 @@ from valuechain.contract.rates import (
 )
 from valuechain.contract.tallies import StageTally
 from valuechain.query.funnel import analytics_document
-from valuechain.query.parity import stage_analytics_parity_blockers
+from valuechain.query.parity import IDENTITY_FIELDS, stage_analytics_parity_blockers
+from valuechain.query.producer_hints import identity_hint, sdk_runs
 from valuechain.query.statements import query_rows
 
 _P, _F, _I = CaseVerdict.PASSED, CaseVerdict.FAILED, CaseVerdict.INCONCLUSIVE
@@ -221,6 +225,7 @@ def compare_runs(
         else compare_stages(doc_a, doc_b, comparable=comparable)
     )
     listed = comparable or force
+    hints = identity_hints(con, ((run_a, doc_a), (run_b, doc_b)))
     return RunComparison(
         a=run_a,
         b=run_b,
@@ -230,7 +235,28 @@ def compare_runs(
         forced=listed and not comparable,
         stages=stages,
         cases=compare_cases(case_sides(con, run_a, run_b)) if listed else None,
+        **({"hints": hints} if hints else {}),
     )
+
+
+def identity_hints(
+    con: duckdb.DuckDBPyConnection, sides: Iterable[tuple[str, StageAnalyticsV1 | None]]
+) -> list[BlockerHint]:
+    """For each side read from MCPJam SDK results whose document lacks an identity, the SDK
+    option that would supply it (`producer_hints`); none for other producers."""
+    lacking = {
+        (run, blocker): hint
+        for run, doc in sides
+        if doc is not None
+        for field, blocker in IDENTITY_FIELDS
+        if getattr(doc, field) is MISSING and (hint := identity_hint([blocker])) is not None
+    }
+    sdk = sdk_runs(con, {run for run, _ in lacking})
+    return [
+        BlockerHint(run_id=run, blocker=blocker, hint=hint)
+        for (run, blocker), hint in lacking.items()
+        if run in sdk
+    ]
 
 
 def regression(comparison: RunComparison) -> list[str]:

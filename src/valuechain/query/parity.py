@@ -30,6 +30,11 @@ _IDENTITIES = (
     ),
 )
 
+# each identity's document field and the blocker its absence raises
+IDENTITY_FIELDS: tuple[tuple[str, ParityBlocker], ...] = tuple(
+    (field, missing) for field, missing, _ in _IDENTITIES
+)
+
 
 def stage_analytics_parity_blockers(
     a: StageAnalyticsV1, b: StageAnalyticsV1

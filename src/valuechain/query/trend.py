@@ -19,6 +19,7 @@ import polars as pl
 from valuechain.contract.vocab import SliceDimension, Stage
 from valuechain.errors import UsageError
 from valuechain.query.funnel import document_key
+from valuechain.query.producer_hints import identity_hint, sdk_runs
 from valuechain.query.statements import view_frame
 
 TREND_SLICES: Final[tuple[str, ...]] = tuple(d.value for d in SliceDimension)
@@ -105,5 +106,17 @@ def trend_frame(con: duckdb.DuckDBPyConnection, request: TrendRequest) -> pl.Dat
 def runs_outside_partitions(con: duckdb.DuckDBPyConnection, request: TrendRequest) -> pl.DataFrame:
     """The runs matching the filters that join no partition, by completion then run id:
     ``blockers`` lists why (§5.11 order), or is NULL for a run without a document of this
-    kind (unmeasured, with ``document_blocker`` when the store knows why)."""
-    return _frame(con, "query/trend_outside.sql", request)
+    kind (unmeasured, with ``document_blocker`` when the store knows why). ``hint`` names the
+    MCPJam SDK option that would supply a missing identity, for runs read from SDK results
+    (`producer_hints`); NULL for every other run."""
+    outside = _frame(con, "query/trend_outside.sql", request)
+    blocked = outside.filter(pl.col("blockers").is_not_null())
+    sdk = sdk_runs(con, blocked["run_id"].to_list())
+    hints = {
+        row["run_id"]: identity_hint(row["blockers"])
+        for row in blocked.iter_rows(named=True)
+        if row["run_id"] in sdk
+    }
+    return outside.with_columns(
+        pl.col("run_id").replace_strict(hints, default=None, return_dtype=pl.String).alias("hint")
+    )

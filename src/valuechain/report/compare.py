@@ -8,8 +8,10 @@ is `n/m`, and its delta is `n/m` too — never 0, never a number (CONTRACT §5.8
 from __future__ import annotations
 
 import io
+import textwrap
 from typing import Final
 
+from pydantic import MISSING
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
@@ -58,6 +60,11 @@ def _header(comparison: RunComparison) -> Text:
         text.append(f"\n  unmeasured: {run} has no analytics document", style="yellow")
     for blocker in comparison.blockers:
         text.append(f"\n  blocker: {blocker.value}", style="yellow")
+    for hint in [] if comparison.hints is MISSING else comparison.hints:
+        line = f"{hint.run_id} ({hint.blocker.value}): {hint.hint}"
+        text.append(
+            "\n" + textwrap.fill(line, 80, initial_indent="  hint: ", subsequent_indent="    ")
+        )
     return text
 
 

@@ -107,6 +107,7 @@ def _document(series: pl.DataFrame, outside: pl.DataFrame) -> dict[str, Any]:
     outside_rows = list(outside.iter_rows(named=True))
     blocked = [
         {"runId": r["run_id"], "blockers": r["blockers"]}
+        | ({"hint": r["hint"]} if r.get("hint") else {})
         for r in outside_rows
         if r["blockers"] is not None
     ]
@@ -272,6 +273,12 @@ def _outside_lines(outside: pl.DataFrame, request: TrendRequest) -> Iterator[Tex
         for row in blocked.iter_rows(named=True):
             line = f"{row['run_id']}: {', '.join(row['blockers'])}"
             yield Text(textwrap.fill(line, 80, initial_indent="  ", subsequent_indent="    "))
+            if row.get("hint"):
+                yield Text(
+                    textwrap.fill(
+                        row["hint"], 80, initial_indent="    hint: ", subsequent_indent="      "
+                    )
+                )
     if unmeasured.height:
         yield Text("")
         yield Text(

@@ -23,9 +23,11 @@ import pyarrow as pa
 
 from valuechain._version import __version__
 from valuechain.errors import StoreError
-from valuechain.store import migrate, sqlfiles
+from valuechain.store import integrity, migrate, sqlfiles
 from valuechain.store.consistency import check_ledger
+from valuechain.store.disk import damage, storage_error
 from valuechain.store.evidence_reads import EvidenceReads
+from valuechain.store.files import wal_path
 from valuechain.store.memory_limit import memory_limit_bytes
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
@@ -72,16 +74,38 @@ class Database(EvidenceReads):
             allowed=allowed_directories,
             wait=wait,
         )
+        self._verified = False  # every table's blocks read back (integrity.scan)
+        if not read_only:
+            self._look_first(partial(self._connect, read_only=True))
         self.con = self._connect(Path(self.path))
         try:
             self._open(read_only)
-        except BaseException:
+        except BaseException as exc:
             self.con.close()  # refused: release the file untouched
-            raise
+            found = storage_error(exc, self.path) if isinstance(exc, duckdb.Error) else None
+            if found is None:
+                raise
+            raise found from exc
+
+    def _look_first(self, connect_read_only: migrate.Connect) -> None:
+        """Read a store that has a write-ahead log beside it (a writer was killed) before
+        opening it for writing: a writable connection writes the log into the file when it
+        closes, whatever the command did. A read-only one replays it in memory only."""
+        path = Path(self.path)
+        if not (path.is_file() and wal_path(path).is_file()):
+            return
+        con = connect_read_only(path)
+        try:
+            migrate.check_version(con, self.path, read_only=True, allow_older=True)
+            integrity.scan(con, self.path)
+        finally:
+            con.close()
+        self._verified = True
 
     def _open(self, read_only: bool) -> int | None:
         """Check the version (migrating an older store safely when writable), create or
-        refresh the views, undo an interrupted import, check the ledger."""
+        refresh the views, undo an interrupted import, check the ledger. Nothing is written to
+        a current store; a store that needs set-up or an undo is read back first."""
         stored = migrate.check_version(self.con, self.path, read_only=read_only)
         if not read_only and stored is not None and stored < STORE_SCHEMA_VERSION:
             self.con.execute("CHECKPOINT")  # held open (locked) until the copy is in
@@ -90,8 +114,15 @@ class Database(EvidenceReads):
             self.migrated_from, stored = stored, STORE_SCHEMA_VERSION
             self.con = self._connect(Path(self.path))
         if not read_only:
-            migrate.create(self.con, stored)
-            self._recover()
+            setup = migrate.setup_needed(self.con, stored)
+            undo = self._interrupted_import()
+            if stored is not None and (setup or undo is not None) and not self._verified:
+                integrity.scan(self.con, self.path)  # before the first write
+                self._verified = True
+            if setup:
+                migrate.create(self.con, stored)
+            if undo is not None:
+                self.undo_import(undo)
         elif self._interrupted_import() is not None:
             raise StoreError(
                 self.path,
@@ -127,11 +158,6 @@ class Database(EvidenceReads):
         except duckdb.CatalogException:  # a store older than its schema: nothing to undo
             return None
         return {k: int(v) for k, v in json.loads(row[0]).items()} if row else None
-
-    def _recover(self) -> None:
-        offsets = self._interrupted_import()
-        if offsets is not None:
-            self.undo_import(offsets)
 
     def undo_import(self, offsets: Mapping[str, int]) -> None:
         """Delete every row an unfinished import wrote and clear its mark, in one transaction."""
@@ -201,7 +227,13 @@ class Database(EvidenceReads):
         Anything that is not one read is refused (`sandbox.check_reads_only`); the statement
         runs in a transaction that is rolled back, on a connection that reaches no file, and
         is stopped after ``timeout`` seconds (`QueryTimeoutError`)."""
-        return read_only_sql(self.con, query, params, timeout=timeout)
+        try:
+            return read_only_sql(self.con, query, params, timeout=timeout)
+        except duckdb.Error as exc:
+            found = damage(exc, self.path)
+            if found is None:
+                raise
+            raise found from exc
 
     def has_source(self, sha256: str) -> bool:
         """Whether bytes with this sha256 were imported already."""

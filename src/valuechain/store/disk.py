@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterator
 
 import duckdb
 
@@ -52,19 +53,36 @@ def cannot_open(store: str, exc: BaseException) -> StoreError:
             "valuechain to open it; the file was not changed"
         )
     elif any(sign in text for sign in _DAMAGED):
-        hint = _DAMAGED_HINT
+        return damaged(store, text)
     else:
         hint = "check the path and that its folder exists"
     return StoreError(store, f"cannot open the store ({text})", hint)
 
 
+def damaged(store: str, what: str) -> StoreError:
+    """The one error for a store file found damaged: at open (cut short, a header or catalog
+    block whose checksum is wrong), by a verifying read, or by a read mid-command."""
+    return StoreError(store, f"the store file is damaged ({what})", _DAMAGED_HINT)
+
+
+def damage(exc: BaseException, store: str) -> StoreError | None:
+    """`damaged` when ``exc`` (or an exception it arose from) is DuckDB finding the file
+    damaged; None for anything else."""
+    for current in _chain(exc):
+        text = str(current)
+        # a block whose checksum is wrong, found by a read mid-command, is a plain duckdb.Error
+        # (a user's SQL that merely names a "checksum" column is a subclass's error)
+        if (isinstance(current, duckdb.IOException) or type(current) is duckdb.Error) and any(
+            s in text for s in _DAMAGED
+        ):
+            return damaged(store, text)
+    return None
+
+
 def storage_error(exc: BaseException, store: str) -> StoreError | None:
     """A `StoreError` naming a full disk or a damaged store file when ``exc`` (or an
     exception it arose from) is one; None for anything else, which the caller re-raises."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in _chain(exc):
         text = str(current)
         found = next((reason for reason in _FULL if reason in text), None)
         if found is not None:
@@ -75,11 +93,14 @@ def storage_error(exc: BaseException, store: str) -> StoreError | None:
                 "for writing",
                 "free space on that disk (or move the store) and run the command again",
             )
-        # a block whose checksum is wrong, found by a read mid-command, is a plain duckdb.Error
-        # (a user's SQL that merely names a "checksum" column is a subclass's error)
-        if (isinstance(current, duckdb.IOException) or type(current) is duckdb.Error) and any(
-            s in text for s in _DAMAGED
-        ):
-            return StoreError(store, f"the store file is damaged ({text})", _DAMAGED_HINT)
+    return damage(exc, store)
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it arose from, each once."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
         current = current.__cause__ or current.__context__
-    return None

@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from valuechain.errors import StoreError
+from valuechain.store.disk import damage
 
 
 def file_size(path: Path) -> int:
@@ -77,6 +78,9 @@ def work_file(path: Path, purpose: str, failed: str, hint: str) -> Iterator[Path
         yield work
     except BaseException as exc:
         remove_store_file(work)
+        found = damage(exc, str(path))  # the store's blocks, met while copying them
+        if found is not None:
+            raise found from exc
         if isinstance(exc, duckdb.Error | OSError):
             raise StoreError(
                 str(path), f"{failed} ({exc}); the store was not changed", hint

@@ -20,7 +20,8 @@ import polars as pl
 
 from valuechain.errors import StoreError, UsageError
 from valuechain.store import lock, sqlfiles
-from valuechain.store.disk import cannot_open
+from valuechain.store.disk import cannot_open, damage
+from valuechain.store.integrity import check_length
 from valuechain.store.interrupt import time_limit
 
 # A new store is written in DuckDB's v1.2.0 storage format: every DuckDB client from 1.2.0 on
@@ -104,6 +105,8 @@ def read_only_sql(
     except duckdb.InterruptException:
         raise  # stopped (Ctrl-C): not the query's fault
     except duckdb.Error as exc:
+        if damage(exc, "") is not None:
+            raise  # the store's fault, not the query's: the damaged-store error where it is
         raise query_error(exc) from exc
     finally:
         con.rollback()  # a read leaves nothing behind, whatever it called
@@ -186,7 +189,9 @@ def connect(
     wait: float = 0.0,
 ) -> duckdb.DuckDBPyConnection:
     """A sandboxed connection to the DuckDB file at ``path`` (``sql/connection``); while
-    another process holds the file, wait up to ``wait`` seconds (then `StoreBusyError`)."""
+    another process holds the file, wait up to ``wait`` seconds (then `StoreBusyError`). A
+    file cut short is refused before DuckDB opens it (a writable open would write to it)."""
+    check_length(path)
     try:
         con = lock.connect(
             str(path),

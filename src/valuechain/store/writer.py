@@ -5,21 +5,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
-from valuechain.contract.issues import HINTS, Code, Issue, issues_table
+from valuechain.contract.issues import Issue
 from valuechain.contract.ledger import SourceLedger
-from valuechain.contract.tables import TRACE_ID
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.store import sqlfiles
 from valuechain.store.arrow_groups import concatenated
 from valuechain.store.database import BEGIN_IMPORT, Database
+from valuechain.store.staged_writes import (
+    ISSUE_COUNTS,
+    close_sources,
+    ledger_row,
+    pending_traces,
+    with_source,
+    write_staged,
+)
+
+__all__ = ["COMMIT_ROWS", "ISSUE_COUNTS", "Committed", "SourceWriter"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,35 +142,19 @@ class SourceWriter:
         """Write the gathered batches as one batch (their row ids are source-local, so they
         follow one another)."""
         batch_tables = concatenated(self._gathered)
-        staged = {**batch_tables, "issues": issues_table(self._gathered_issues)}
+        issues = self._gathered_issues
         self._gathered, self._gathered_issues, self._gathered_rows = [], [], 0
-        con, params = self.con, self.params
+        staged = with_source(batch_tables, issues, self.offsets["source_id"])
         try:
-            for name, table in staged.items():
-                con.register(f"staged_{name}", table)
-            rows = {name: table.num_rows for name, table in staged.items()}
-            for sql in _batch_statements():
-                if not rows.get(SKIP_WITHOUT.get(sql.name, ""), 1):
-                    continue  # every row it would read is absent: it writes nothing
-                if sql.name.endswith("_dedup_counts.sql"):
-                    row = self.db.fetch_one(sql.text, sql.bind(params))
-                    if row:
-                        self.spans_deduplicated += int(row[0])
-                        self.attributes_deduplicated += int(row[1])
-                    continue
-                params["hint"] = _hint_for(sql.name)
-                cursor = con.execute(sql.text, sql.bind(params))
-                if sql.name in COUNTED:  # CREATE TABLE … AS answers with its row count
-                    counted = cursor.fetchone()
-                    rows[COUNTED[sql.name]] = int(counted[0]) if counted else 0
-            self.conflicts += rows["conflicts"]
+            written = write_staged(self.db, self.params, staged)
             self._group_pending = True
         except BaseException:
             self.abort()
             raise
-        finally:
-            for name in staged:
-                con.unregister(f"staged_{name}")
+        self.conflicts += written.conflicts
+        spans, attributes = written.deduplicated.get(self.offsets["source_id"], (0, 0))
+        self.spans_deduplicated += spans
+        self.attributes_deduplicated += attributes
         self.span_rows += batch_tables["spans"].num_rows
         self.attribute_rows += batch_tables["attributes"].num_rows
 
@@ -183,53 +175,39 @@ class SourceWriter:
             raise ValueError("a rejected source is never written to the store")
         if self._gathered:  # the last group: committed with the ledger row
             self._write_gathered()
-        con, params = self.con, self.params
-        params["path"] = self.path  # named once the bytes are read (a pipe: by its hash)
-        params.update(self._ledger(ledger))
-        params["analyzer_version"] = analyzer
-        pending = pa.table({"trace_id": pa.array(trace_ids, TRACE_ID)})
+        source_id = self.offsets["source_id"]
+        row = ledger_row(
+            ledger,
+            source_id=source_id,
+            import_id=self.import_id,
+            path=self.path,  # named once the bytes are read (a pipe: by its hash)
+            rows=(self.span_rows, self.attribute_rows),
+            deduplicated=(self.spans_deduplicated, self.attributes_deduplicated),
+        )
         try:
-            con.register("staged_closing_issues", issues_table(closing))
-            con.register("staged_pending_traces", pending)
-            for sql in _closing_statements():
-                params["hint"] = _hint_for(sql.name)
-                con.execute(sql.text, sql.bind(params))
-            counts = sqlfiles.statement(ISSUE_COUNTS)
-            recorded = dict(con.execute(counts.text, counts.bind(params)).fetchall())
-            if then is not None:
-                then(con)
-            con.commit()
+            recorded = close_sources(
+                self.con,
+                self.params,
+                [row],
+                with_source({}, closing, source_id)["issues"],
+                pending_traces({source_id: trace_ids}),
+                analyzer,
+                then,
+            )
+            self.con.commit()
             self._open = False
         except BaseException:
             self.abort()
             raise
-        finally:
-            con.unregister("staged_closing_issues")
-            con.unregister("staged_pending_traces")
         return Committed(
-            self.offsets["source_id"],
-            params["span_rows"],
+            source_id,
+            row["span_rows"],
             self.spans_deduplicated,
             self.attributes_deduplicated,
             self.conflicts,
-            recorded,
+            recorded.get(source_id, {}),
         )
 
-    def _ledger(self, ledger: SourceLedger) -> dict[str, Any]:
-        """The ledger row: the decoder's counts plus the rows this store kept of them."""
-        row = asdict(ledger)
-        row.update(row.pop("accounting"))
-        return {
-            **row,
-            "span_rows": self.span_rows - self.spans_deduplicated,
-            "spans_deduplicated": self.spans_deduplicated,
-            "attribute_rows": self.attribute_rows - self.attributes_deduplicated,
-            "attributes_deduplicated": self.attributes_deduplicated,
-            "imported_at": datetime.now(UTC),
-        }
-
-
-ISSUE_COUNTS = "ingest/700_source_issue_counts.sql"
 
 # Rows (of every table, issues included) of the batches written and committed together. A
 # batch of ~8 MB holds ~100k rows, under one 122,880-row row group: written one by one, every
@@ -245,42 +223,6 @@ ISSUE_COUNTS = "ingest/700_source_issue_counts.sql"
 # from a small source set it to 1.
 COMMIT_ROWS = 1_000_000
 
-# The batch statements that read only rows a batch usually lacks, with the input (a staged
-# table, or a temporary table of ``COUNTED``) whose emptiness makes them write nothing: they are
-# skipped then, as each costs a few milliseconds a batch even with nothing to do.
-SKIP_WITHOUT = {
-    "ingest/145_newly_conflicting.sql": "conflicts",
-    "ingest/150_mark_conflicts.sql": "conflicts",
-    "ingest/163_insert_events.sql": "events",
-    "ingest/164_insert_links.sql": "links",
-    "ingest/167_insert_large_values.sql": "large_values",
-    "ingest/168_insert_quarantine.sql": "quarantine",
-    "ingest/169_insert_unknown_fields.sql": "unknown_fields",
-    "ingest/170_insert_issues.sql": "issues",
-    "ingest/171_insert_conflict_issues.sql": "conflicts",
-    "ingest/180_dedup_counts.sql": "dropped_owners",  # no dropped owner: nothing deduplicated
-}
 # The resource and scope rows a group may refer to from the group before (a document cut
 # inside an item), emptied when a source begins.
 CARRIED_MAPS = ("ingest/030_carried_resource_map.sql", "ingest/031_carried_scope_map.sql")
-# The temporary tables whose row counts decide a skip (and count the batch's conflicts).
-COUNTED = {
-    "ingest/130_dropped_owners.sql": "dropped_owners",
-    "ingest/140_conflicts.sql": "conflicts",
-}
-
-
-def _batch_statements() -> list[sqlfiles.SqlFile]:
-    return [f for f in sqlfiles.folder("ingest") if f.name.startswith("ingest/1")]
-
-
-def _closing_statements() -> list[sqlfiles.SqlFile]:
-    return [f for f in sqlfiles.folder("ingest") if f.name.startswith("ingest/9")]
-
-
-def _hint_for(sql_name: str) -> str | None:
-    if sql_name.endswith("_conflict_issues.sql"):
-        return HINTS[Code.W_DUPLICATE_CONFLICT]
-    if sql_name.endswith("_identical_issue.sql"):
-        return HINTS[Code.I_DUPLICATE_IDENTICAL]
-    return None

@@ -27,6 +27,18 @@ def test_multi_member_gzip_is_read_whole(otlp: SimpleNamespace) -> None:
     assert (out.status, out.span_count, out.compression) == ("ok", 4, "gzip")
 
 
+@pytest.mark.parametrize("piece", [64, 1 << 20])
+def test_every_gzip_member_comes_out_once(piece: int) -> None:
+    """A member whose output overflows one decompressor call ends with the next member in
+    zlib's ``unconsumed_tail`` and ``unused_data`` both: it was inflated twice."""
+    first, second = b"\x00" * ((1 << 20) + 7), b"a" * ((1 << 20) + 5)
+    blob = gzip.compress(first) + gzip.compress(second) + gzip.compress(b"end")
+    unpacker = Unpacker([blob[i : i + piece] for i in range(0, len(blob), piece)])
+    assert b"".join(unpacker) == first + second + b"end"
+    assert unpacker.problem is None
+    assert unpacker.bytes_out == len(first) + len(second) + 3
+
+
 def test_truncated_zstd_keeps_the_complete_records(tmp_path: Path) -> None:
     native = write_export(tmp_path / "a.zst", SMALL, ndjson=True, zstd="native").path
     whole = decode_export(native.read_bytes(), "a")

@@ -2,7 +2,8 @@
 
 Golden files (``fixtures/golden/mcpjam_sdk/``) hold, per source, every trial's case, variant,
 repetition, the producer's own ``passed`` and valuechain's derived chain (state:reason per
-link); docs/mcpjam-sdk.md §6 derives them by hand, case by case. ``--update-golden`` rewrites.
+link); fixtures/producers/mcpjam-sdk/README.md derives them by hand, case by case, and
+test_sdk_hand_chains.py holds the two together. ``--update-golden`` rewrites.
 """
 
 from __future__ import annotations

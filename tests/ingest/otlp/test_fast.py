@@ -62,6 +62,12 @@ def _odd_lines(otlp: SimpleNamespace) -> list[bytes]:
     lines.append(b'{"resourceSpans": [], "x": NaN}')
     lines.append(json.dumps(otlp.request(span(14, name="\ud800"))).encode())
     lines.append(b"  " + orjson.dumps(otlp.request(span(15))))
+    # hostile numbers and keys (issue 38.5)
+    twice = orjson.dumps(otlp.request(span(21, name="a")))
+    lines.append(twice.replace(b'"name":"a"', b'"name":"a","name":"b"'))
+    number = orjson.dumps(otlp.request(span(22, attributes=[array_attribute({"intValue": 7})])))
+    lines.append(number.replace(b'"intValue":7', b'"intValue":7' + b"0" * 10_000))
+    lines.append(number.replace(b'"intValue":7', b'"doubleValue":1e999999'))
     return lines
 
 

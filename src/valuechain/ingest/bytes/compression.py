@@ -120,10 +120,11 @@ class Unpacker:
         out = engine.decompress(data, _OUT_CHUNK)
         return out, b""
 
-    def _more(self, engine: Any) -> bool:
-        """Whether the engine may still hold output for input it already took."""
+    def _more(self, engine: Any, out: bytes) -> bool:
+        """Whether the engine may still hold output for input it already took (zlib can
+        keep a match it had no room for, its input all taken: a full chunk asks again)."""
         if self.compression == "gzip":
-            return bool(engine.unconsumed_tail)
+            return bool(engine.unconsumed_tail) or len(out) == _OUT_CHUNK
         return not engine.eof and not engine.needs_input
 
     def _inflate(self) -> Iterator[bytes]:
@@ -161,7 +162,7 @@ class Unpacker:
                             return
                     if engine.eof:
                         break
-                    if data or self._more(engine):
+                    if data or self._more(engine, out):
                         continue
                     break
             except errors as exc:
@@ -171,7 +172,9 @@ class Unpacker:
                 )
                 return
             if engine.eof:
-                pending = engine.unused_data + data
+                # everything after the member or frame: zlib keeps its ``unconsumed_tail``
+                # (``data``) at the end of a member, yet already counts it in ``unused_data``
+                pending = engine.unused_data
                 engine = None
         if exhausted and engine is not None:
             self._fail(

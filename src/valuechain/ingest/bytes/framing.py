@@ -12,8 +12,13 @@ independently, in bounded memory, by any process:
 - ``Whole``: the whole body, for everything else: a source that fits in one batch (so small
   sources take exactly the one-shot path), a single JSON document read whole, concatenated
   pretty-printed documents, a stream whose first line is not a JSON value, and a bare ``.pb``
-  request. This is the one place memory is not bounded by the batch size. (Text in UTF-16 or
-  UTF-32 is rejected by its first bytes alone: its ``Whole`` is the first batch, no more.)
+  request. This is the one place memory is not bounded by the batch size, but by the
+  records read whole. (Text in UTF-16 or UTF-32, and bytes that are neither JSON, records nor
+  a protobuf request, are rejected by their first bytes alone: their ``Whole`` is the first
+  batch, no more.)
+
+Whitespace is not records: a run of it longer than a batch is counted, not held (``blanks``),
+so a document followed by gigabytes of spaces reads in the memory of the document.
 
 Cuts never split a record, but for a single document's spans (``Items``). NDJSON parts are
 cut before the last non-blank line seen, so every part but the final one is followed by another
@@ -29,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from valuechain.ingest.bytes import items
+from valuechain.ingest.bytes.blanks import Gap, Pieces, blank
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC
 from valuechain.ingest.bytes.json_values import BOM, parses, skip_space
 from valuechain.ingest.bytes.recognise import wide_text
@@ -111,8 +117,9 @@ class Framer:
         *,
         documents: str = "",
     ) -> None:
-        self._chunks = iter(chunks)
         self.batch_bytes = max(batch_bytes, 1)
+        # a run of whitespace longer than a batch is counted, not held (``blanks``)
+        self._pieces = Pieces(chunks, self.batch_bytes)
         # a single document over a batch is cut between its spans (``items.SPANS``), between
         # its items (``items.ITEMS``), or read whole ("")
         self.documents = documents
@@ -120,11 +127,26 @@ class Framer:
         self.streamed = False  # whether the source was read in several parts
 
     def _fill(self, buf: bytearray, want: int) -> bool:
-        """Read until ``buf`` holds ``want`` bytes; False at the end of the input."""
+        """Read until ``buf`` holds ``want`` bytes; False at the end of the input. A long
+        blank run followed by more comes back byte for byte (it may be inside a string)."""
         while len(buf) < want:
-            piece = next(self._chunks, None)
+            piece = self._pieces.read()
             if piece is None:
                 return False
+            buf += piece.restored() if isinstance(piece, Gap) else piece
+        return True
+
+    def _fill_lines(self, buf: bytearray, want: int) -> bool | Gap:
+        """``_fill`` between NDJSON lines: a long blank run that starts on a blank line is
+        returned, not added (the part ends before it, the next starts after it)."""
+        while len(buf) < want:
+            piece = self._pieces.read()
+            if piece is None:
+                return False
+            if isinstance(piece, Gap):
+                if blank(bytes(buf[buf.rfind(b"\n") + 1 :])):
+                    return piece
+                piece = piece.restored()
             buf += piece
         return True
 
@@ -145,12 +167,20 @@ class Framer:
             yield from self._lines(buf, start, first)
         elif length_prefixed(bytes(buf[:64])):
             yield from self._records(buf)
+        elif first < len(buf) and buf[0] != _PROTO_FIRST:
+            # neither JSON nor records nor one protobuf request: rejected by its first bytes
+            # (``recognise.describe_text``), so only they are kept; the rest is read on, not
+            # held, to its end or the decompressed-size cap (10 GiB of zeros: the cap's error)
+            yield Whole(bytes(buf))
+            self._pieces.drain()
         else:
+            if first < len(buf):  # perhaps one protobuf request: its bytes as they are
+                self._pieces.text = False
             yield self._whole(buf)
 
     def _whole(self, buf: bytearray) -> Whole:
-        for piece in self._chunks:
-            buf += piece
+        while self._fill(buf, len(buf) + 1):
+            pass
         return Whole(bytes(buf))
 
     # ------------------------------------------------------------------ NDJSON
@@ -173,14 +203,21 @@ class Framer:
     def _line_parts(self, buf: bytearray, offset: int, line_no: int) -> Iterator[Part]:
         """Parts of whole lines from ``buf`` on (it starts line ``line_no`` at ``offset``)."""
         while True:
-            if not self._fill(buf, self.batch_bytes + 1):
+            more = self._fill_lines(buf, self.batch_bytes + 1)
+            cut = max(last_line_start(buf), 0)  # the tail starts with the last non-blank line
+            if more is True and cut <= 0:  # one line longer than a batch: read on
+                more = self._fill_lines(buf, len(buf) + self.batch_bytes)
+                if more is True:
+                    continue
+            if more is False:
                 yield Lines(bytes(buf), offset, line_no, True)
                 return
-            cut = max(last_line_start(buf), 0)  # the tail starts with the last non-blank line
-            if cut <= 0:  # one line longer than a batch: read on
-                if not self._fill(buf, len(buf) + self.batch_bytes):
-                    yield Lines(bytes(buf), offset, line_no, True)
-                    return
+            if isinstance(more, Gap):  # blank lines between records: skipped, still counted
+                data, tail = bytes(buf), more.last_line()
+                yield Lines(data, offset, line_no, False)
+                offset += len(data) + more.size - len(tail)
+                line_no += data.count(b"\n") + more.newlines
+                buf[:] = tail
                 continue
             data = bytes(buf[:cut])
             del buf[:cut]
@@ -241,6 +278,7 @@ class Framer:
     # ------------------------------------------------------------------ length-prefixed
     def _records(self, buf: bytearray) -> Iterator[Part]:
         self.framing, self.streamed = "length-prefixed", True
+        self._pieces.text = False  # binary: a run of 0x20 bytes is data
         offset = 0
         while True:
             if not self._fill(buf, self.batch_bytes + 4):

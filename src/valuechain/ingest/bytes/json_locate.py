@@ -12,6 +12,7 @@ not hold (an unwrapped envelope, a rewritten key) is not located.
 
 from __future__ import annotations
 
+import json
 import re
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -154,3 +155,47 @@ def _value_end(data: bytes, at: int) -> int:
             depth -= 1
             if depth == 0:
                 return pos
+
+
+# The tokens a path is made of: strings (skipped whole), brackets, commas, colons, and numbers
+# (an integer is a number without a fraction or exponent).
+_PATH_TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[{}\[\],:]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
+
+
+def long_integer_path(text: str, digits: int) -> str | None:
+    """The JSON path of the first integer in the value ``text`` longer than ``digits`` digits
+    (``resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano``), or None without one.
+
+    The inverse of ``Locator``: a scan from the start, keeping the key or index of every open
+    container; only a record found unreadable for such an integer pays for it.
+    """
+    frames: list[list[str | int]] = []  # per open container: its kind, and its key or index
+    last_string = ""
+    for match in _PATH_TOKEN.finditer(text):
+        token = match.group()
+        head = token[0]
+        if head == '"':
+            last_string = token
+        elif head == ":":
+            frames[-1][1] = json.loads(last_string) if frames else ""
+        elif head in "{[":
+            frames.append([head, 0 if head == "[" else ""])
+        elif head in "}]":
+            if frames:
+                frames.pop()
+        elif head == ",":
+            if frames and frames[-1][0] == "[":
+                frames[-1][1] = int(frames[-1][1]) + 1
+        elif len(token) - (head == "-") > digits and token.lstrip("-").isdigit():
+            return _render(frames) or None
+    return None
+
+
+def _render(frames: list[list[str | int]]) -> str:
+    path = ""
+    for kind, step in frames:
+        if kind == "[":
+            path += f"[{step}]"
+        else:
+            path += f".{step}" if path else str(step)
+    return path

@@ -23,9 +23,16 @@ from typing import Any
 import orjson
 
 from valuechain.contract.issues import Code
-from valuechain.ingest.otlp.scalars import scrub_surrogates
+from valuechain.ingest.bytes.json_keys import DuplicateKey, duplicate_keys
+from valuechain.ingest.bytes.json_locate import long_integer_path
+from valuechain.ingest.otlp.scalars import BigNumber, scrub_surrogates
 
 BOM = b"\xef\xbb\xbf"
+# Python's own default limit on the digits of an integer it converts (CVE-2020-10735: the
+# conversion takes quadratic time), fixed here so that no interpreter setting changes what a
+# record reads as: a JSON integer longer than this makes its record unreadable.
+MAX_INT_DIGITS = 4300
+_UINT64_DIGITS = 20
 
 
 @dataclass(slots=True)
@@ -37,6 +44,7 @@ class Value:
     byte_offset: int
     nonstandard: bool = False  # bare NaN/Infinity tokens: read by the lenient path
     invalid_utf8: int = 0  # strings whose lone surrogate escapes were replaced with U+FFFD
+    duplicates: tuple[DuplicateKey, ...] = ()  # keys repeated in one object: the last was read
 
 
 @dataclass(slots=True)
@@ -49,6 +57,7 @@ class Broken:
     end_offset: int
     message: str
     raw: str = field(repr=False, default="")
+    path: str | None = None  # the JSON path of what makes it unreadable, when one value does
 
 
 def split_values(data: bytes) -> Iterator[Value | Broken]:
@@ -63,7 +72,7 @@ def split_values(data: bytes) -> Iterator[Value | Broken]:
         pass
     else:
         _, line, offset = first_value(data)
-        yield Value(obj, line, offset)
+        yield Value(obj, line, offset, duplicates=duplicate_keys(body, obj))
         return
     first = body.lstrip().split(b"\n", 1)[0]
     if parses(first):  # NDJSON / JSON Lines: one value per non-empty line
@@ -89,35 +98,84 @@ def parses(chunk: bytes) -> bool:
     try:
         orjson.loads(chunk)
     except orjson.JSONDecodeError:
-        return _lenient(chunk.decode("utf-8", "replace"))[0]
+        try:
+            return _lenient(chunk.decode("utf-8", "replace"))[0]
+        except NumberTooLongError:  # one value, if not a readable one
+            return True
     return True
 
 
-def _constants() -> tuple[list[str], Any]:
-    seen: list[str] = []
+class NumberTooLongError(Exception):
+    """A JSON value that parses but holds an integer longer than ``MAX_INT_DIGITS``: its record
+    is unreadable (``E_INVALID_RECORD``), named by the integer's JSON path."""
 
-    def constant(name: str) -> float:
-        seen.append(name)
+    def __init__(self, text: str, digits: int) -> None:
+        self.path = long_integer_path(text, MAX_INT_DIGITS)
+        where = f" at {self.path}" if self.path else ""
+        super().__init__(
+            f"a JSON integer of {digits:,} digits{where}, longer than the {MAX_INT_DIGITS:,} "
+            "digits a reader converts"
+        )
+
+
+class _Reading:
+    """The stdlib parser's hooks for one value: which bare NaN/Infinity tokens it met, and
+    numbers read as orjson reads them (an integer beyond 64 bits is a float, a number beyond
+    the range of a double a ``BigNumber``), never converting an integer longer than
+    ``MAX_INT_DIGITS`` — it is noted instead, so that the parse still tells what else is wrong."""
+
+    def __init__(self) -> None:
+        self.constants: list[str] = []
+        self.too_long = 0  # digits of the first integer longer than MAX_INT_DIGITS
+        self.decoder = json.JSONDecoder(
+            parse_constant=self._constant, parse_int=self._int, parse_float=self._float
+        )
+
+    def reset(self) -> None:
+        self.constants.clear()
+        self.too_long = 0
+
+    def _constant(self, name: str) -> float:
+        self.constants.append(name)
         return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
 
-    return seen, constant
+    def _int(self, text: str) -> int | float:
+        digits = len(text) - (text[0] == "-")
+        if digits > MAX_INT_DIGITS:
+            self.too_long = self.too_long or digits
+            return 0  # never read: the value is unreadable
+        if digits > _UINT64_DIGITS:
+            return self._float(text)
+        value = int(text)
+        return value if -(1 << 63) <= value < (1 << 64) else float(text)
+
+    @staticmethod
+    def _float(text: str) -> float:
+        number = float(text)
+        return BigNumber(text) if math.isinf(number) else number
 
 
 def _lenient(text: str) -> tuple[bool, Any, bool]:
     """Parse with the stdlib: (ok, value, whether bare NaN/Infinity tokens were used).
 
     The stdlib accepts what orjson refuses and OTLP producers still write: bare NaN and
-    Infinity tokens (Python ``json.dumps``) and lone surrogate escapes.
+    Infinity tokens (Python ``json.dumps``) and lone surrogate escapes; and it reads the numbers
+    orjson refuses, beyond the range of a double. ``NumberTooLongError`` if the value holds an
+    integer longer than ``MAX_INT_DIGITS``.
     """
-    seen, constant = _constants()
+    reading = _Reading()
     try:
-        return True, json.loads(text, parse_constant=constant), bool(seen)
+        value = reading.decoder.decode(text)
     except (json.JSONDecodeError, RecursionError):
         return False, None, False
+    if reading.too_long:
+        raise NumberTooLongError(text, reading.too_long)
+    return True, value, bool(reading.constants)
 
 
 def lenient_value(text: str, line: int | None, byte_offset: int) -> Value | None:
-    """``text`` as one JSON value by the lenient path (surrogates scrubbed), or None."""
+    """``text`` as one JSON value by the lenient path (surrogates scrubbed), or None;
+    ``NumberTooLongError`` if it holds an integer too long to read."""
     ok, obj, nonstandard = _lenient(text)
     if not ok:
         return None
@@ -125,10 +183,13 @@ def lenient_value(text: str, line: int | None, byte_offset: int) -> Value | None
 
 
 def _scrubbed(value: Value, text: str) -> Value:
+    """A value of the lenient path, made what the orjson path makes: lone surrogates replaced,
+    repeated keys found."""
     # Only the stdlib path can produce lone surrogates (from \uD800-style escapes); they cannot
     # be encoded as UTF-8 and would break Arrow and hashing downstream (TRACE-FORMAT §5.2).
     if _SURROGATE_ESCAPE.search(text):
         value.obj, value.invalid_utf8 = scrub_surrogates(value.obj)
+    value.duplicates = duplicate_keys(text, value.obj)
     return value
 
 
@@ -161,12 +222,19 @@ def split_lines(
         if not raw.strip():
             continue
         try:
-            yield Value(orjson.loads(raw), number, start + here)
-            continue
+            obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             error = str(exc)
+        else:
+            yield Value(obj, number, start + here, duplicates=duplicate_keys(raw, obj))
+            continue
         text = raw.decode("utf-8", "replace")
-        value = lenient_value(text, number, start + here)
+        try:
+            value = lenient_value(text, number, start + here)
+        except NumberTooLongError as exc:
+            end = start + here + len(raw)
+            yield Broken(Code.E_INVALID_RECORD, number, start + here, end, str(exc), text, exc.path)
+            continue
         if value is not None:
             yield value
             continue
@@ -204,8 +272,7 @@ def _cut_by_eof(text: str, exc: json.JSONDecodeError) -> bool:
 def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
     """Concatenated (pretty-printed) documents, or one document that does not parse."""
     text = body.decode("utf-8", "replace")
-    seen, constant = _constants()
-    decoder = json.JSONDecoder(parse_constant=constant)
+    reading = _Reading()
     pos, line, byte_offset, parsed = 0, 1, start, 0
     ws = re.compile(r"\s*")
     while True:
@@ -216,8 +283,9 @@ def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
         pos = skip.end()
         if pos >= len(text):
             return
+        reading.reset()
         try:
-            obj, end = decoder.raw_decode(text, pos)
+            obj, end = reading.decoder.raw_decode(text, pos)
         except RecursionError:  # nesting deeper than the parser's stack: not readable data
             resync = _RESYNC.search(text, pos + 1)
             end = resync.start() + 1 if resync else len(text)
@@ -244,8 +312,21 @@ def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
             yield Broken(code, line, byte_offset, byte_offset + len(raw.encode()), message, raw)
         else:
             parsed += 1
-            yield _scrubbed(Value(obj, line, byte_offset, bool(seen)), text[pos:end])
-            seen.clear()
+            raw = text[pos:end]
+            if reading.too_long:
+                too_long = NumberTooLongError(raw, reading.too_long)
+                size = len(raw.encode())
+                yield Broken(
+                    Code.E_INVALID_RECORD,
+                    line,
+                    byte_offset,
+                    byte_offset + size,
+                    str(too_long),
+                    raw,
+                    too_long.path,
+                )
+            else:
+                yield _scrubbed(Value(obj, line, byte_offset, bool(reading.constants)), raw)
         line += text.count("\n", pos, end)
         byte_offset += len(text[pos:end].encode())
         pos = end

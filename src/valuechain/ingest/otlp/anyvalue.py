@@ -17,7 +17,13 @@ import orjson
 
 from valuechain.contract.issues import Code
 from valuechain.contract.tables import INT64_MAX
-from valuechain.ingest.otlp.scalars import Replaced, scrub_surrogates
+from valuechain.ingest.otlp.scalars import (
+    BigNumber,
+    Replaced,
+    fits_digits,
+    json_literal,
+    scrub_surrogates,
+)
 
 MAX_DEPTH = 64  # TRACE-FORMAT §7 decision 5
 INT64_MIN = -(1 << 63)
@@ -137,9 +143,9 @@ def _fill(out: Decoded, kind: str, value: Any, depth: int) -> None:
     elif kind == "int":
         _fill_int(out, value)
     elif kind == "double":
-        out.double = _double(value)
+        out.double, problem = _double(value)
         if out.double is None:
-            _invalid(out, value, "doubleValue must be a number, numeric string, NaN or Infinity")
+            _invalid(out, value, problem)
     elif kind == "bytes":
         out.bytes = _bytes(value)
         if out.bytes is None:
@@ -151,6 +157,13 @@ def _fill(out: Decoded, kind: str, value: Any, depth: int) -> None:
 def _fill_int(out: Decoded, value: Any) -> None:
     if isinstance(value, bool):
         _invalid(out, value, "intValue must be an integer")
+        return
+    if isinstance(value, BigNumber) or (
+        isinstance(value, str) and _DECIMAL.fullmatch(value) and not fits_digits(value.lstrip("-"))
+    ):  # out of range whatever its digits: kept as the text it was written as, unconverted
+        out.notes.append(ValueNote(Code.I_NUMERIC_INT64, "intValue written as a JSON number"))
+        out.json = value if isinstance(value, str) else value.text
+        out.notes.append(ValueNote(Code.W_INT_OUT_OF_RANGE, "intValue outside int64", value))
         return
     if isinstance(value, float) and value.is_integer():
         # A JSON integer beyond 64 bits reaches us as a float (the parser's choice): its digits
@@ -181,7 +194,7 @@ def _raw_text(value: Any) -> str:
     """The JSON text of a value of the wrong type; ``TooDeepError`` when it nests beyond what
     JSON text can be written for (orjson stops at 255 levels): the attribute is quarantined."""
     try:
-        return orjson.dumps(value).decode()
+        return orjson.dumps(value, default=json_literal).decode()
     except TypeError as exc:
         if "Recursion" in str(exc):
             raise TooDeepError from exc
@@ -204,19 +217,33 @@ def _valid_utf8(text: str, out: Decoded) -> str:
     return text
 
 
-def _double(value: Any) -> float | None:
+_NOT_A_DOUBLE = "doubleValue must be a number, numeric string, NaN or Infinity"
+_BEYOND_DOUBLE = "doubleValue beyond the range of a double (infinity is spelled Infinity)"
+
+
+def _double(value: Any) -> tuple[float | None, str]:
+    """The double, or None and why not: another type, or a number beyond the range of a double
+    (``1e999999``, as a number or a numeric string) — which is no infinity: that is spelled."""
     if isinstance(value, bool):
-        return None
+        return None, _NOT_A_DOUBLE
+    if isinstance(value, BigNumber):
+        return None, _BEYOND_DOUBLE
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            return float(value), ""
+        except OverflowError:  # an int of a caller-built dict
+            return None, _BEYOND_DOUBLE
     if isinstance(value, str):
         if value in _SPECIAL_DOUBLES:
-            return _SPECIAL_DOUBLES[value]
+            return _SPECIAL_DOUBLES[value], ""
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
-            return None
-    return None
+            return None, _NOT_A_DOUBLE
+        if math.isinf(number) and any(c.isdigit() for c in value):
+            return None, _BEYOND_DOUBLE
+        return number, ""
+    return None, _NOT_A_DOUBLE
 
 
 def decode_bytes(value: Any) -> bytes | None:

@@ -10,9 +10,10 @@ Fallback rule: the fast path handles a record only when the reference decoder wo
 **no issue at all** for it and reads it as exactly one OTLP trace record. Anything else —
 a parse or type error (snake_case keys, base64 or malformed ids, enum names, numeric 64-bit
 ints, nulls, NaN tokens, lone surrogates, invalid UTF-8, unknown fields, envelopes, other
-signals), an empty envelope, a missing/zero/out-of-range time, a negative duration, dropped
-counts on a span, duplicate attribute keys, more than one AnyValue variant, an unusual double
-spelling, a large value, a container AnyValue whose decoding notes anything — makes ``decode``
+signals), a key repeated in one object (``json_keys.may_repeat``), an empty envelope, a
+missing/zero/out-of-range time, a negative duration, dropped counts on a span, duplicate
+attribute keys, more than one AnyValue variant, an unusual double spelling, a large value, a
+container AnyValue whose decoding notes anything — makes ``decode``
 return ``False`` having written nothing, and the caller hands the record to the reference
 decoder. A record is therefore decoded by exactly one of the two, and the reference decoder
 stays the definition of the semantics. Attribute lists are turned into rows, under the same
@@ -27,6 +28,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from valuechain.contract.tables import INT64_MAX
+from valuechain.ingest.bytes import json_keys
 from valuechain.ingest.otlp import canonical
 from valuechain.ingest.otlp.fast_attributes import FallbackError, FastAttributes, KeyValue
 from valuechain.ingest.otlp.json import SpanDecoder
@@ -34,71 +36,77 @@ from valuechain.ingest.otlp.scalars import UINT32_MAX
 from valuechain.ingest.source.issue_log import Where
 
 _NO_DROPS = (0, 0, 0)  # a span with a dropped count is not the fast path
+# a longer decimal is beyond int64 (or padded with zeros): not converted, the reference says
+_INT64_DIGITS = 19
+# Every field that may be absent is UNSET when it is, so that the request written back holds
+# exactly the keys read (``json_keys.may_repeat``); absent reads as the proto3 default.
+_Int = int | UnsetType
+_Str = str | UnsetType
 
 
 class _Status(Struct, forbid_unknown_fields=True, rename="camel"):
-    message: str | UnsetType = UNSET
-    code: int = 0
+    message: _Str = UNSET
+    code: _Int = UNSET
 
 
 class _Event(Struct, forbid_unknown_fields=True, rename="camel"):
-    time_unix_nano: str | UnsetType = UNSET
-    name: str | UnsetType = UNSET
-    attributes: list[KeyValue] = []
-    dropped_attributes_count: int = 0
+    time_unix_nano: _Str = UNSET
+    name: _Str = UNSET
+    attributes: list[KeyValue] | UnsetType = UNSET
+    dropped_attributes_count: _Int = UNSET
 
 
 class _Link(Struct, forbid_unknown_fields=True, rename="camel"):
     trace_id: str
     span_id: str
-    trace_state: str | UnsetType = UNSET
-    attributes: list[KeyValue] = []
-    dropped_attributes_count: int = 0
-    flags: int | UnsetType = UNSET
+    trace_state: _Str = UNSET
+    attributes: list[KeyValue] | UnsetType = UNSET
+    dropped_attributes_count: _Int = UNSET
+    flags: _Int = UNSET
 
 
 class _Span(Struct, forbid_unknown_fields=True, rename="camel"):
     trace_id: str
     span_id: str
-    parent_span_id: str = ""
-    trace_state: str | UnsetType = UNSET
-    flags: int | UnsetType = UNSET
-    name: str | UnsetType = UNSET
-    kind: int = 0
-    start_time_unix_nano: str = ""
-    end_time_unix_nano: str = ""
-    attributes: list[KeyValue] = []
-    dropped_attributes_count: int = 0
-    events: list[_Event] = []
-    dropped_events_count: int = 0
-    links: list[_Link] = []
-    dropped_links_count: int = 0
+    parent_span_id: _Str = UNSET
+    trace_state: _Str = UNSET
+    flags: _Int = UNSET
+    name: _Str = UNSET
+    kind: _Int = UNSET
+    start_time_unix_nano: _Str = UNSET
+    end_time_unix_nano: _Str = UNSET
+    attributes: list[KeyValue] | UnsetType = UNSET
+    dropped_attributes_count: _Int = UNSET
+    events: list[_Event] | UnsetType = UNSET
+    dropped_events_count: _Int = UNSET
+    links: list[_Link] | UnsetType = UNSET
+    dropped_links_count: _Int = UNSET
     status: _Status | UnsetType = UNSET
 
 
 class _Scope(Struct, forbid_unknown_fields=True, rename="camel"):
-    name: str | UnsetType = UNSET
-    version: str | UnsetType = UNSET
-    attributes: list[KeyValue] = []
-    dropped_attributes_count: int = 0
+    name: _Str = UNSET
+    version: _Str = UNSET
+    attributes: list[KeyValue] | UnsetType = UNSET
+    dropped_attributes_count: _Int = UNSET
 
 
 class _ScopeSpans(Struct, forbid_unknown_fields=True, rename="camel"):
     scope: _Scope | UnsetType = UNSET
-    spans: list[_Span] = []
-    schema_url: str | UnsetType = UNSET
+    spans: list[_Span] | UnsetType = UNSET
+    schema_url: _Str = UNSET
 
 
 class _Resource(Struct, forbid_unknown_fields=True, rename="camel"):
-    attributes: list[KeyValue] = []
-    dropped_attributes_count: int = 0
+    attributes: list[KeyValue] | UnsetType = UNSET
+    dropped_attributes_count: _Int = UNSET
     entity_refs: msgspec.Raw | UnsetType = UNSET  # known (development) field, not read
 
 
 class _ResourceSpans(Struct, forbid_unknown_fields=True, rename="camel"):
     resource: _Resource | UnsetType = UNSET
-    scope_spans: list[_ScopeSpans] = []
-    schema_url: str | UnsetType = UNSET
+    scope_spans: list[_ScopeSpans] | UnsetType = UNSET
+    schema_url: _Str = UNSET
 
 
 class _Request(Struct, forbid_unknown_fields=True, rename="camel"):
@@ -106,6 +114,7 @@ class _Request(Struct, forbid_unknown_fields=True, rename="camel"):
 
 
 _DECODER = msgspec.json.Decoder(_Request)
+_ENCODER = msgspec.json.Encoder()
 
 
 def _text(value: str | UnsetType) -> str | None:
@@ -124,9 +133,9 @@ def _id(raw: str, size: int) -> bytes:
     return value
 
 
-def _time(raw: str) -> int:
+def _time(raw: str | UnsetType) -> int:
     """A canonical, non-zero, int64-sized decimal time (anything else is not the fast path)."""
-    if not (raw.isascii() and raw.isdigit()):
+    if raw is UNSET or not (raw.isascii() and raw.isdigit()) or len(raw) > _INT64_DIGITS:
         raise FallbackError
     value = int(raw)
     if not 0 < value <= INT64_MAX:
@@ -134,7 +143,9 @@ def _time(raw: str) -> int:
     return value
 
 
-def _count(value: int) -> int:
+def _count(value: int | UnsetType) -> int:
+    if value is UNSET:
+        return 0
     if not 0 <= value <= UINT32_MAX:
         raise FallbackError
     return value
@@ -161,14 +172,23 @@ class FastDecoder(FastAttributes):
         self._scope_rows: list[tuple[Any, ...]] = []
         self._attributes_read = 0
 
-    def decode(self, raw: bytes, where: Where) -> bool:
-        """Append the rows of one canonical record; False (nothing written) otherwise."""
+    def decode(self, raw: bytes, where: Where, *, written_here: bool = False) -> bool:
+        """Append the rows of one canonical record; False (nothing written) otherwise.
+        ``written_here``: ``raw`` was written by valuechain (a protobuf record's JSON), so no
+        key can repeat in it."""
         try:
             request = _DECODER.decode(raw)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return False  # RecursionError: nested beyond msgspec's stack; the reference caps it
         if not request.resource_spans:
             return False
+        if not written_here:
+            try:
+                read = _ENCODER.encode(request)
+            except (msgspec.EncodeError, OverflowError):  # an AnyValue int beyond 64 bits
+                return False
+            if json_keys.may_repeat(raw, read):
+                return False  # the reference names the repeated key (W_DUPLICATE_JSON_KEY)
         cols = self.spans.cols
         base = {name: len(cols[name][next(iter(cols[name]))]) for name in _TABLES}
         self._next = dict(base)
@@ -208,7 +228,7 @@ class FastDecoder(FastAttributes):
         for r_index, rs in enumerate(request.resource_spans):
             resource = rs.resource
             if resource is UNSET:
-                r_attrs: list[KeyValue] = []
+                r_attrs: list[KeyValue] | UnsetType = UNSET
                 r_dropped = 0
             else:
                 r_attrs = resource.attributes
@@ -231,7 +251,7 @@ class FastDecoder(FastAttributes):
                 nxt["scopes"] += 1
                 if scope is UNSET:
                     name = version = None
-                    s_attrs: list[KeyValue] = []
+                    s_attrs: list[KeyValue] | UnsetType = UNSET
                     s_dropped = 0
                 else:
                     name = _text(scope.name)
@@ -270,14 +290,15 @@ class FastDecoder(FastAttributes):
         span_id = _id(span.span_id, 8)
         parent_raw = span.parent_span_id
         parent = _id(parent_raw, 8) if parent_raw else None
-        kind = span.kind
+        kind = 0 if span.kind is UNSET else span.kind
         if not 0 <= kind <= 5:
             raise FallbackError
         status = span.status
         if status is UNSET:
             code, message = 0, None
         else:
-            code, message = status.code, _text(status.message)
+            code = 0 if status.code is UNSET else status.code
+            message = _text(status.message)
             if not 0 <= code <= 2:
                 raise FallbackError
         start = _time(span.start_time_unix_nano)
@@ -378,7 +399,7 @@ _TABLES = ("resources", "scopes", "spans", "attributes", "events", "links")
 
 def _event_time(raw: str) -> int | None:
     """An event time: canonical decimal; 0 reads as unknown (as in the reference)."""
-    if not (raw.isascii() and raw.isdigit()):
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > _INT64_DIGITS:
         raise FallbackError
     value = int(raw)
     if value > INT64_MAX:

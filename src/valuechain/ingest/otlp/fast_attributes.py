@@ -42,7 +42,7 @@ class FastAttributes:
     _attributes_read: int
 
     def _attrs(
-        self, kvs: list[KeyValue], owner_type: str, owner_row: int
+        self, kvs: list[KeyValue] | UnsetType, owner_type: str, owner_row: int
     ) -> tuple[list[Any], str | None, str | None]:
         """Attribute rows of one owner; (canonical list, openinference kind, mcp.app role)."""
         if not kvs:
@@ -248,5 +248,7 @@ def _string_array(value: Any) -> list[str] | None:
 
 
 def _decimal(text: str) -> bool:
+    """A decimal of at most int64's 19 digits: longer ones (zero-padded, out of range, or
+    10,000 digits that ``int()`` refuses) are the reference's to note."""
     digits = text[1:] if text.startswith("-") else text
-    return bool(digits) and digits.isascii() and digits.isdigit()
+    return 0 < len(digits) <= 19 and digits.isascii() and digits.isdigit()

@@ -281,7 +281,7 @@ class FieldDecoder:
 def raw_json(raw: Any) -> str:
     """Raw JSON text of a quarantined or unknown item."""
     try:
-        return orjson.dumps(raw).decode()
+        return orjson.dumps(raw, default=scalars.json_literal).decode()
     except TypeError:  # NaN-bearing values parsed by the lenient path serialise fine; others
         pass  # (nesting beyond orjson's 255 levels, a quarantined too-deep attribute) below
     try:

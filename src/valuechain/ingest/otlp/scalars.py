@@ -11,10 +11,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from valuechain.contract.issues import Code
 
 UINT64_MAX = (1 << 64) - 1
 UINT32_MAX = (1 << 32) - 1
+# Decimal digits of the widest field (uint64): a longer decimal, leading zeros aside, is out of
+# range without converting it (``int()`` of 10,000 digits raises, and costs quadratic time).
+UINT64_DIGITS = 20
 
 SPAN_KINDS = {
     "SPAN_KIND_UNSPECIFIED": 0,
@@ -45,7 +50,7 @@ def _unsigned(raw: Any, limit: int, what: str) -> tuple[int | None, Note | None]
     if raw is None:
         return None, None
     if isinstance(raw, str):
-        if raw.isascii() and raw.isdigit():
+        if raw.isascii() and raw.isdigit() and fits_digits(raw):
             value = int(raw)
             if value <= limit:
                 return value, None
@@ -58,6 +63,35 @@ def _unsigned(raw: Any, limit: int, what: str) -> tuple[int | None, Note | None]
     elif isinstance(raw, float) and raw.is_integer() and 0 <= raw <= limit:
         return int(raw), _NUMERIC
     return None, Note(Code.W_INVALID_VALUE, f"not a {what}")
+
+
+def fits_digits(digits: str) -> bool:
+    """Whether a run of decimal digits is short enough to convert (at most a uint64's 20)."""
+    return len(digits) <= UINT64_DIGITS or len(digits.lstrip("0")) <= UINT64_DIGITS
+
+
+class BigNumber(float):
+    """A JSON number beyond the range of a double (``1e999999``): infinite as a float, so a
+    decoder that reads it as a number sees it is out of range, and keeping its literal text
+    (``repr``, and the raw JSON written by ``json_literal``) for the issue that says so."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> BigNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def json_literal(value: Any) -> Any:
+    """``orjson.dumps``' ``default``: a ``BigNumber`` is written as the literal it was read from."""
+    if isinstance(value, BigNumber):
+        return orjson.Fragment(value.text)
+    raise TypeError
 
 
 def uint64(raw: Any) -> tuple[int | None, Note | None]:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from valuechain.contract import tables
 from valuechain.contract.issues import AGGREGATED, HINTS, Code, Issue, issues_table
+from valuechain.contract.tables.rows import rebase
 from valuechain.errors import IngestError
 from valuechain.ingest.mcpjam.payloads import NotResults, Quarantined
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
@@ -27,45 +27,8 @@ class Batch:
     issues: list[Issue]  # per-item issues; aggregated and source-level ones come at the end
 
 
-_OWNER_ORDER = ("resource", "scope", "span", "event", "link")
 ROW_TABLES = ("resources", "scopes", "spans", "events", "links", "large_values")
-_RECORD_TABLES = ("resources", "spans", "quarantine", "unknown_fields")
 ISSUE_LIST_CAP = 100_000  # issues kept in memory for the report; the store gets every one
-
-
-def rebase(
-    part_tables: dict[str, pa.Table], rows: dict[str, int], record_offset: int
-) -> dict[str, pa.Table]:
-    """Shift a part's batch-local row ids and record indexes by what came before it."""
-    out: dict[str, pa.Table] = {}
-    for name, original in part_tables.items():
-        table = original
-        if table.num_rows:
-            for column, owner in tables.ROW_ID_COLUMNS.get(name, {}).items():
-                table = _shift(table, column, rows[owner])
-            if record_offset and name in _RECORD_TABLES:
-                table = _shift(table, "record_index", record_offset)
-            if name == "attributes" and any(rows[tables.OWNER_TABLES[o]] for o in _OWNER_ORDER):
-                index = pc.index_in(table["owner_type"], value_set=pa.array(_OWNER_ORDER))
-                shift = pc.take(
-                    pa.array([rows[tables.OWNER_TABLES[o]] for o in _OWNER_ORDER], pa.int64()),
-                    index,
-                )
-                position = table.schema.get_field_index("owner_row")
-                table = table.set_column(
-                    position, table.schema.field(position), pc.add(table["owner_row"], shift)
-                )
-        out[name] = table
-    return out
-
-
-def _shift(table: pa.Table, column: str, offset: int) -> pa.Table:
-    if not offset:
-        return table
-    position = table.schema.get_field_index(column)
-    fld = table.schema.field(position)
-    shifted = pc.add(table[column], pa.scalar(offset, fld.type))
-    return table.set_column(position, fld, shifted)
 
 
 NO_BYTES_SHA256 = hashlib.sha256(b"").hexdigest()

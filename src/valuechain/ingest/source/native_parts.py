@@ -21,10 +21,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuechain.contract.ledger import Accounting
+from valuechain.contract.tables.rows import rebase
 from valuechain.ingest.bytes import framing, items
 from valuechain.ingest.otlp import native
 from valuechain.ingest.source.decoded import DecodeOptions
-from valuechain.ingest.source.merge import ROW_TABLES, rebase
+from valuechain.ingest.source.merge import ROW_TABLES
 from valuechain.ingest.source.records import PartResult
 
 # JSON null (Arrow reads it as absent; the reference may not). Bare NaN/Infinity, which the

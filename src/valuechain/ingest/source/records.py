@@ -17,9 +17,9 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from valuechain.contract.issues import HINTS, Code, Issue
+from valuechain.contract.issues import HINTS, Code, Issue, excerpt
 from valuechain.contract.ledger import Accounting
-from valuechain.ingest.bytes import json_values
+from valuechain.ingest.bytes import json_keys, json_values
 from valuechain.ingest.bytes.recognise import describe_non_otlp
 from valuechain.ingest.bytes.salvage import salvage as salvage_text
 from valuechain.ingest.otlp import fast as fastpath
@@ -106,9 +106,9 @@ class RecordDecoder:
             self.partial,
         )
 
-    def _took_fast(self, raw: bytes, where: Where) -> bool:
+    def _took_fast(self, raw: bytes, where: Where, *, written_here: bool = False) -> bool:
         """Whether the fast path decoded this record; counted as ``record`` counts one."""
-        if self.fast is None or not self.fast.decode(raw, where):
+        if self.fast is None or not self.fast.decode(raw, where, written_here=written_here):
             return False
         self.acct.records_read += 1
         self.acct.records_ingested += 1
@@ -123,7 +123,7 @@ class RecordDecoder:
             raw = orjson.dumps(canonical)
         except TypeError:  # nested beyond orjson's 255 levels: the reference caps the depth
             raw = b""
-        if not raw or not self._took_fast(raw, where):
+        if not raw or not self._took_fast(raw, where, written_here=True):
             self.record(canonical, json_values.Value(None, None, byte_offset))
 
     # ------------------------------------------------------------------ values
@@ -172,6 +172,7 @@ class RecordDecoder:
             )
             return
         acct.records_ingested += 1
+        self.repeated_keys(item, where, prefix)
         self.spans.decode_request(request, where, prefix)
         others = item.invalid_utf8 - (self.spans.invalid_utf8_values - utf8_before)
         if others > 0:  # keys, names, messages: string values were reported with their path
@@ -180,6 +181,22 @@ class RecordDecoder:
                 f"{others} string(s) with lone surrogate escapes stored with U+FFFD",
                 where,
             )
+
+    def repeated_keys(self, item: json_values.Value, where: Where, prefix: str) -> None:
+        """A key repeated in one object of the record (``prefix``: of its value), one issue
+        each: the readers all keep the last value (TRACE-FORMAT §5.2 W_DUPLICATE_JSON_KEY)."""
+        for dup in item.duplicates:
+            if dup.path.startswith(prefix):
+                kept = excerpt(dup.kept)
+                brief = kept if kept is None or len(kept) <= 40 else kept[:39] + "…"
+                self.log.add(
+                    Code.W_DUPLICATE_JSON_KEY,
+                    f"JSON key {dup.key!r} appears {dup.count} times in one object; "
+                    f"the last value was kept: {brief}",
+                    where,
+                    dup.path,
+                    dup.kept,
+                )
 
     def unwrap(self, obj: Any, where: Where) -> dict[str, Any] | None:
         """The trace request inside ``obj``, unwrapping known API envelopes (§1.2)."""
@@ -207,7 +224,7 @@ class RecordDecoder:
         acct.records_quarantined += 1
         self.quarantine(
             where,
-            None,
+            item.path,
             item.raw,
             item.code,
             f"{item.message} (bytes {item.byte_offset}–{item.end_offset})",
@@ -247,9 +264,14 @@ class RecordDecoder:
         self.framing = "single"
         self.partial = True
         try:
-            value = json_values.Value(orjson.loads(rescue.text), item.line, item.byte_offset)
+            obj = orjson.loads(rescue.text)
+            repeated = json_keys.duplicate_keys(rescue.text, obj)
+            value = json_values.Value(obj, item.line, item.byte_offset, duplicates=repeated)
         except orjson.JSONDecodeError:  # NaN tokens, lone surrogates: the lenient path
-            lenient = json_values.lenient_value(rescue.text, item.line, item.byte_offset)
+            try:
+                lenient = json_values.lenient_value(rescue.text, item.line, item.byte_offset)
+            except json_values.NumberTooLongError:
+                lenient = None
             if lenient is None:
                 self.reject(
                     Code.E_TRUNCATED_JSON,
