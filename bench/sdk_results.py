@@ -10,6 +10,8 @@ SDK time per trial (≥ 1: the SDK import is at least as fast).
 from __future__ import annotations
 
 import json
+import os
+import resource
 import statistics
 import tempfile
 import time
@@ -38,15 +40,25 @@ def sdk_report(copies: int) -> dict[str, object]:
     return report
 
 
-def _import(path: Path, folder: Path) -> float:
+def _cpu() -> float:
+    """CPU seconds of this process (all its threads) and of its finished children."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _import(path: Path, folder: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one import with derive into a fresh store."""
     store_path = folder / f"{path.stem}-{time.monotonic_ns()}.duckdb"
     with valuechain.open(store_path) as store:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu()
         report = store.import_paths([path], workers=2)
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, _cpu() - cpu
         assert report.ok, report.rejected
     store_path.unlink()
-    return elapsed
+    return elapsed, cpu
 
 
 def run(size_mb: int = 0) -> None:
@@ -60,13 +72,16 @@ def run(size_mb: int = 0) -> None:
         otlp.write_bytes(SDK_RESULTS(sdk.read_bytes(), str(sdk)).data)
         trials = copies * 30
         sdk_times, otlp_times = [], []
-        for _ in range(ROUNDS):
+        for _ in range(ROUNDS):  # in alternation, so both see the same machine load
             sdk_times.append(_import(sdk, folder))
             otlp_times.append(_import(otlp, folder))
-        s, o = statistics.median(sdk_times), statistics.median(otlp_times)
+        s, o = (statistics.median(t[0] for t in times) for times in (sdk_times, otlp_times))
+        sc, oc = (statistics.median(t[1] for t in times) for times in (sdk_times, otlp_times))
         print(
             f"sdk-results: {trials} trials; SDK report {sdk.stat().st_size / 1e6:.1f} MB "
-            f"{s * 1e6 / trials:.0f} µs/trial; same trials as OTLP "
-            f"{otlp.stat().st_size / 1e6:.1f} MB {o * 1e6 / trials:.0f} µs/trial; "
-            f"ratio OTLP/SDK {o / s:.2f}x (median of {ROUNDS}, import with derive, 2 workers)"
+            f"{s * 1e6 / trials:.0f} µs/trial (CPU {sc * 1e6 / trials:.0f}); same trials as "
+            f"OTLP {otlp.stat().st_size / 1e6:.1f} MB {o * 1e6 / trials:.0f} µs/trial "
+            f"(CPU {oc * 1e6 / trials:.0f}); ratio OTLP/SDK {o / s:.2f}x wall, "
+            f"{oc / sc:.2f}x CPU (median of {ROUNDS}, import with derive, 2 workers; "
+            f"load {os.getloadavg()[0]:.1f})"
         )

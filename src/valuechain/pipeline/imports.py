@@ -28,7 +28,7 @@ from valuechain.pipeline import small_files
 from valuechain.pipeline.decode_pool import DecodePool
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
 from valuechain.pipeline.progress import BytesDecoded, ImportProgress, Phase, Silent
-from valuechain.pipeline.sdk_sources import SDK_RESULTS, reporter_runs
+from valuechain.pipeline.sdk_sources import reporter_runs, sdk_results_for
 from valuechain.pipeline.source_results import (
     ImportOptions,
     SourceResult,
@@ -262,6 +262,7 @@ def import_file(
     progress = progress or Silent()
     try:
         size = _size(path) if byte_range is None else byte_range[1] - byte_range[0]
+        sdk = sdk_results_for(path)
         if size is not None and db.has_source_of_size(size):
             progress.start(Phase.HASH, size, label or path.name)
             sha256, size = _digest(path, progress.advance, byte_range)
@@ -276,9 +277,7 @@ def import_file(
     while True:
         progress.start(Phase.DECODE, size, shown)
         chunks = _chunks(path, byte_range, piece, progress.advance)
-        stream = SourceStream(
-            chunks, name, options.decode, executor, documents=documents, sdk=SDK_RESULTS
-        )
+        stream = SourceStream(chunks, name, options.decode, executor, documents=documents, sdk=sdk)
         try:
             return _write_source(db, stream, size, import_id, options, then, progress, shown)
         except DocumentRefused as refused:  # every batch written is undone: read it again

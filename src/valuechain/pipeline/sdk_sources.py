@@ -4,6 +4,9 @@ streaming reporter's bodies saved one a file joined into one source (docs/mcpjam
 from __future__ import annotations
 
 import json
+import os
+import stat
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,7 +14,7 @@ from valuechain.contract.matching import MatchOptions, ToolCall, ToolCallMatch
 from valuechain.derive import evaluate_tool_calls
 from valuechain.ingest.mcpjam import SdkTranslator, looks_like_sdk
 
-__all__ = ["SDK_RESULTS", "reporter_runs"]
+__all__ = ["SDK_RESULTS", "received_ns", "reporter_runs", "sdk_results_for"]
 
 
 def _sdk_matcher(
@@ -23,6 +26,22 @@ def _sdk_matcher(
 # MCPJam SDK results are graded by derive's matcher as they are translated (ingest cannot
 # import derive: the pipeline hands it over)
 SDK_RESULTS = SdkTranslator(_sdk_matcher)
+
+
+def sdk_results_for(path: Path) -> SdkTranslator:
+    """The translator for SDK results read from ``path``: received when `received_ns` says."""
+    return SDK_RESULTS.received(received_ns(path))
+
+
+def received_ns(path: Path) -> int | None:
+    """When the source was received: the start of an MCPJam SDK run whose payload says no
+    time (docs/mcpjam-sdk.md §4.1) — a file's modification time; a pipe's, now; None when
+    the file cannot be looked at (its import says why)."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_mtime_ns if stat.S_ISREG(status.st_mode) else time.time_ns()
 
 
 def reporter_runs(files: list[Path], tmp: Path) -> list[tuple[Path, str | None]]:
@@ -40,6 +59,8 @@ def reporter_runs(files: list[Path], tmp: Path) -> list[tuple[Path, str | None]]
         else:
             joined = tmp / f"{len(out)}.ndjson"
             joined.write_bytes(b"".join(p.read_bytes().strip() + b"\n" for p in group))
+            first = group[0].stat()  # received when its first body was (`received_ns`)
+            os.utime(joined, ns=(first.st_atime_ns, first.st_mtime_ns))
             out.append((joined, f"{group[0]} (+{len(group) - 1} reporter bodies)"))
         group.clear()
 

@@ -22,7 +22,7 @@ from valuechain.contract.issues import Code
 from valuechain.ingest.source.decoded import DecodedSource
 from valuechain.ingest.source.stream import SourceStream
 from valuechain.pipeline.progress import ImportProgress, Phase
-from valuechain.pipeline.sdk_sources import SDK_RESULTS
+from valuechain.pipeline.sdk_sources import sdk_results_for
 from valuechain.pipeline.source_results import (
     ImportOptions,
     SourceResult,
@@ -95,7 +95,8 @@ def import_group(
         elif item.sha256 in stored:
             results.append(unchanged(db, name, item.sha256, len(item.data), options))
         else:
-            stream = SourceStream([item.data], name, decode, sdk=SDK_RESULTS)
+            sdk = sdk_results_for(item.path)
+            stream = SourceStream([item.data], name, decode, sdk=sdk)
             batches = list(stream)
             decoded = stream.result
             result = verdict(decoded, options)

@@ -11,7 +11,7 @@ from typing import Any
 from valuechain.contract.matching import MatchOptions, ToolCall, ToolCallMatch
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.otlp import (
-    SpanIds,
+    TrialTrace,
     bool_attr,
     int_attr,
     json_attr,
@@ -24,13 +24,13 @@ Matcher = Callable[[Sequence[ToolCall], Sequence[ToolCall], MatchOptions, bool],
 
 
 def matcher_spans(
-    ids: SpanIds,
+    ids: TrialTrace,
     root: str,
     turns: dict[int, str],
     result: dict[str, Any],
     matcher: Matcher,
     end_ms: float,
-    out: list[dict[str, Any]],
+    out: list[bytes],
 ) -> list[list[Any]]:
     """One matcher grader per turn: the SDK's own per-turn summaries (`trace.prompts`, whose
     `passed` is load-bearing, CONTRACT §2.2) when sent; else the case's expected vs actual
@@ -106,7 +106,7 @@ def matcher_spans(
         # graders hang under the trial root (TRACE-FORMAT §3.3); the turn is their turn_index
         out.append(
             otlp_span(
-                ids.trace,
+                ids,
                 ids.span(f"match {index}"),
                 root,
                 "grade toolCalls:match",
@@ -165,7 +165,7 @@ def predicate_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def predicate_spans(
-    ids: SpanIds, root: str, result: dict[str, Any], end_ms: float, out: list[dict[str, Any]]
+    ids: TrialTrace, root: str, result: dict[str, Any], end_ms: float, out: list[bytes]
 ) -> list[dict[str, Any]]:
     """One predicate grader per `metadata.predicates[]` row (6.x): kind, tool, role, verdict."""
     rows = [r for r in predicate_rows(result) if promoted_call(r) is None]
@@ -200,7 +200,7 @@ def predicate_spans(
         attrs.append(json_attr("mcp.app.predicate.spec", predicate))
         out.append(
             otlp_span(
-                ids.trace,
+                ids,
                 ids.span(f"predicate {k}"),
                 root,
                 f"grade predicate:{kind}",

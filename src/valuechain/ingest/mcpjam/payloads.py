@@ -69,8 +69,16 @@ class SdkRun:
     settings: dict[str, Any]  # the report's / start body's fields other than ``results``
     results: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (path, result)
     finalized: bool = True
-    digest: Any = field(default_factory=hashlib.sha256)  # of the run's values, for its id
+    started: bytes = b""  # its runs/start body's fields as first read, as canonical JSON
     server_run_id: str | None = None  # the backend's ``runId`` the bodies after start carry
+
+    def digest(self) -> str:
+        """Of the run's values as read — its start body, then each result — for its id when
+        it has no ``externalRunId`` (computed only then)."""
+        digest = hashlib.sha256(self.started)
+        for _, result in self.results:
+            digest.update(_canonical(result))
+        return digest.hexdigest()
 
     @property
     def external_run_id(self) -> str | None:
@@ -86,28 +94,29 @@ class Payload:
     quarantined: list[Quarantined]  # each one record of the accounting (TRACE-FORMAT §5.1)
 
 
-def read_payload(data: bytes, source_stem: str) -> Payload:
+def read_payload(data: bytes | bytearray, source_stem: str) -> Payload:
     """The runs of an SDK source: one JSON document, or NDJSON of documents.
 
     Raises:
         NotResults: the source is no SDK payload (EvalTraceSpan JSON, JSON that parses as
             neither, or not JSON at all).
     """
-    text = data.decode("utf-8", "replace")
     values: list[tuple[str, int | None, Any]] = []  # (path, line, value)
     quarantined: list[Quarantined] = []
     try:
-        values.append(("$", None, json.loads(text)))
+        values.append(("$", None, _loads(data)))
     except json.JSONDecodeError:
+        text = data.decode("utf-8", "replace")
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                values.append((f"line {n}", n, json.loads(line)))
+                values.append((f"line {n}", n, _loads(line)))
             except json.JSONDecodeError as exc:
                 quarantined.append(Quarantined(f"line {n}", f"not JSON ({exc.msg})", n))
         if not values:
             raise NotResults("not JSON", "export the SDK's results with JSON.stringify") from None
+    del data
     grouper = _Grouper(source_stem, quarantined)
     for where, line_no, value in values:
         grouper.add(where, line_no, value)
@@ -168,7 +177,7 @@ class _Grouper:
             return None
         settings = {k: v for k, v in body.items() if k != "results"}
         run = SdkRun(suite.strip(), settings, finalized=False)
-        run.digest.update(_canonical(settings))
+        run.started = _canonical(settings)
         external = run.external_run_id
         if external is not None and external in self.by_external:  # the same run started again
             old = self.by_external[external]
@@ -224,7 +233,6 @@ class _Grouper:
             self._quarantine(path + where, line, what)
             return
         run.results.append((path, value))
-        run.digest.update(_canonical(value))
 
     def _loose(self) -> SdkRun:
         if self.loose is None:
@@ -288,6 +296,17 @@ def _trace_span_rejection() -> NotResults:
 
 def _at(path: str) -> str:
     return "$" if path.startswith("line ") else path
+
+
+def _loads(data: bytes | bytearray | str) -> Any:
+    """One JSON value: orjson's where it parses (it accepts no JSON the standard library
+    refuses), else the standard library's reading (NaN, lone surrogates, invalid UTF-8
+    replaced, huge numbers), whose error says why not."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        text = data if isinstance(data, str) else bytes(data).decode("utf-8", "replace")
+        return json.loads(text)
 
 
 def _canonical(value: Any) -> bytes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from valuechain.ingest.mcpjam.otlp import SpanIds, bool_attr, int_attr, otlp_span, string_attr
+from valuechain.ingest.mcpjam.otlp import TrialTrace, bool_attr, int_attr, otlp_span, string_attr
 
 _TRANSPORT_LOCAL = frozenset({-32000, -32001})
 
@@ -46,31 +46,29 @@ def as_list(value: Any) -> list[Any]:
 
 
 def turn_spans(
-    ids: SpanIds,
+    ids: TrialTrace,
     root: str,
     trace_spans: list[dict[str, Any]],
     result: dict[str, Any],
     end_ms: float,
-    out: list[dict[str, Any]],
+    out: list[bytes],
 ) -> dict[int, str]:
     """One turn span per prompt index the trace or its prompt summaries name (else turn 0)."""
-    indexes = {prompt_index(s) for s in trace_spans} | {
-        prompt_index(p) for p in prompt_summaries_of(result)
-    }
+    bounds: dict[int, tuple[Any, Any]] = {}  # each turn's earliest start and latest end
+    indexes = {prompt_index(p) for p in prompt_summaries_of(result)}
+    for s in trace_spans:
+        index = prompt_index(s)
+        indexes.add(index)
+        start, end = s.get("startMs"), s.get("endMs")
+        if is_number(start) and is_number(end):
+            first, last = bounds.get(index, (start, end))
+            bounds[index] = (min(first, start), max(last, end))
     turns: dict[int, str] = {}
     for index in sorted(indexes or {0}):
         turns[index] = ids.span(f"turn {index}")
-        times = [
-            (s["startMs"], s["endMs"])
-            for s in trace_spans
-            if prompt_index(s) == index
-            and is_number(s.get("startMs"))
-            and is_number(s.get("endMs"))
-        ]
-        start = min((t[0] for t in times), default=0)
-        end = max((t[1] for t in times), default=end_ms)
+        start, end = bounds.get(index, (0, end_ms))
         attrs = [string_attr("mcp.app.span.role", "turn"), int_attr("mcp.app.turn.index", index)]
-        out.append(otlp_span(ids.trace, turns[index], root, f"turn {index}", start, end, attrs))
+        out.append(otlp_span(ids, turns[index], root, f"turn {index}", start, end, attrs))
     return turns
 
 
@@ -125,13 +123,13 @@ def _failure_kind(part: dict[str, Any]) -> str | None:
 
 
 def tool_spans(
-    ids: SpanIds,
+    ids: TrialTrace,
     root: str,
     turns: dict[int, str],
     trace_spans: list[dict[str, Any]],
     failures: dict[str, tuple[str, str | None]],
     messages: list[Any],
-    out: list[dict[str, Any]],
+    out: list[bytes],
 ) -> int:
     """The trace's tool spans as `tool_call` spans (TRACE-FORMAT §3.5); without any, one per
     tool result in the transcript. Returns how many were written."""
@@ -197,7 +195,7 @@ def _outcome(failed: bool, code: int | None, failure: tuple[str, str | None] | N
 
 
 def _tool_span(
-    ids: SpanIds,
+    ids: TrialTrace,
     local: str,
     parent: str,
     name: Any,
@@ -207,7 +205,7 @@ def _tool_span(
     code: int | None,
     start: Any,
     end: Any,
-) -> dict[str, Any]:
+) -> bytes:
     tool = name if isinstance(name, str) and name else "unknown"
     attrs = [
         string_attr("mcp.app.span.role", "tool_call"),
@@ -227,7 +225,7 @@ def _tool_span(
     start_ms = start if is_number(start) else 0
     end_ms = end if is_number(end) else start_ms
     return otlp_span(
-        ids.trace,
+        ids,
         ids.span(local),
         parent,
         f"tools/call {tool}",
@@ -240,11 +238,11 @@ def _tool_span(
 
 
 def llm_and_error_spans(
-    ids: SpanIds,
+    ids: TrialTrace,
     root: str,
     turns: dict[int, str],
     trace_spans: list[dict[str, Any]],
-    out: list[dict[str, Any]],
+    out: list[bytes],
 ) -> None:
     """LLM spans (`role = llm`, the model that served) and the SDK's `error` spans."""
     for k, span in enumerate(trace_spans):
@@ -259,7 +257,7 @@ def llm_and_error_spans(
             name = span.get("name") if isinstance(span.get("name"), str) else "error"
             out.append(
                 otlp_span(
-                    ids.trace,
+                    ids,
                     ids.span(f"error {k}"),
                     parent,
                     str(name)[:200],
@@ -287,7 +285,7 @@ def llm_and_error_spans(
             attrs.append(int_attr("mcp.app.step.index", span["stepIndex"]))
         out.append(
             otlp_span(
-                ids.trace,
+                ids,
                 ids.span(f"llm {k}"),
                 parent,
                 "chat",

@@ -2,20 +2,21 @@
 
 Each result becomes one trace — a trial root (`trial`), a turn per prompt index, the trace's
 LLM and tool spans (`trace`), one matcher grader per turn and one grader per predicate row
-(`graders`) — written here as one NDJSON line, so the translated source takes the same framing
-and native parallel decode as any OTLP export, and every stage after ingest reads it without
-knowing where it came from.
+(`graders`) — written here as one NDJSON line, so the native decoder reads it as any OTLP
+export's lines and every stage after ingest reads it without knowing where it came from. A
+run's keys need all its results (`trial_jobs`, in the importing process); its trials are then
+translated in jobs (`translate_job`, on a decode worker: `ingest/source/sdk_parts.py`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from valuechain.ingest.mcpjam import identity as ident
+from valuechain.ingest.mcpjam.clock import run_start_ns
 from valuechain.ingest.mcpjam.graders import Matcher
 from valuechain.ingest.mcpjam.otlp import (
     PRODUCER,
@@ -23,6 +24,7 @@ from valuechain.ingest.mcpjam.otlp import (
     bool_attr,
     double_attr,
     int_attr,
+    otlp_request,
     string_attr,
 )
 from valuechain.ingest.mcpjam.payloads import Quarantined, SdkRun
@@ -30,29 +32,96 @@ from valuechain.ingest.mcpjam.trace import trace_spans_of
 from valuechain.ingest.mcpjam.trial import RunFacts, trial_spans
 
 SCHEMA_VERSION = 1
-_encode = msgspec.json.Encoder().encode
 
 
-def translate(runs: list[SdkRun], matcher: Matcher) -> tuple[bytes, list[Quarantined]]:
+def translate(
+    runs: list[SdkRun], matcher: Matcher, received_ns: int | None = None
+) -> tuple[bytes, list[Quarantined]]:
     """NDJSON of OTLP requests, one per trial, and the results that could not be graded."""
     lines: list[bytes] = []
     problems: list[Quarantined] = []
+    for job in trial_jobs(runs, 0, received_ns):
+        data, refused = translate_job(job, matcher)
+        lines.append(data)
+        problems += refused
+    return b"".join(lines), problems
+
+
+@dataclass(slots=True)
+class Trial:
+    """One result with its keys in the run (decided from the whole run)."""
+
+    path: str  # the result's JSON path in the source
+    result: dict[str, Any]
+    case: str
+    content: str
+    variant: tuple[str, str]
+    repetition: int
+
+
+@dataclass(slots=True)
+class TrialJob:
+    """Consecutive trials of one run: the unit a decode worker translates (`translate_job`)."""
+
+    facts: RunFacts
+    trials: list[Trial]
+    size: int = 0  # of its results in the source, about
+
+
+def trial_jobs(
+    runs: list[SdkRun], job_bytes: int, received_ns: int | None = None, *, result_bytes: int = 1
+) -> Iterator[TrialJob]:
+    """Each run's trials, in order, in jobs of about ``job_bytes`` of results (0: one job a
+    run), each result counted as ``result_bytes`` (the source's mean: measuring each one
+    would cost as much as encoding it). A run's keys need all its results, so they are
+    decided here, run by run; the run lets go of its results as its jobs are made.
+    ``received_ns``: when the source was received, the start of a run with no SDK-made id
+    (`clock.run_start_ns`)."""
     for run in runs:
-        for line in _run_lines(run, matcher, problems):
-            lines.append(line)
+        results = run.results
+        if not results:
+            continue
+        facts, keys = _run_facts(run, [r for _, r in results], received_ns)
+        run.results = []
+        job = TrialJob(facts, [])
+        seen: Counter[tuple[str, str]] = Counter()
+        for (path, result), (case, content, variant) in zip(results, keys, strict=True):
+            key = (case, f"{variant[0]}/{variant[1]}")
+            job.trials.append(Trial(path, result, case, content, variant, seen[key]))
+            seen[key] += 1
+            job.size += result_bytes
+            if job_bytes and job.size >= job_bytes:
+                yield job
+                job = TrialJob(facts, [])
+        if job.trials:
+            yield job
+
+
+def translate_job(job: TrialJob, matcher: Matcher) -> tuple[bytes, list[Quarantined]]:
+    """The job's trials as NDJSON lines, one OTLP request each, and the results that could
+    not be graded."""
+    facts, lines, problems = job.facts, [], []
+    for t in job.trials:
+        try:
+            spans = trial_spans(
+                facts, t.result, t.case, t.content, t.variant, t.repetition, matcher
+            )
+        except ValueError as exc:  # match options the matcher refuses (CONTRACT §2.4)
+            problems.append(Quarantined(f"{t.path}.matchOptions", str(exc)))
+            continue
+        lines.append(otlp_request(facts.resource, spans))
     return b"\n".join(lines) + (b"\n" if lines else b""), problems
 
 
-def _run_lines(run: SdkRun, matcher: Matcher, problems: list[Quarantined]) -> Iterator[bytes]:
-    results = [r for _, r in run.results]
-    if not results:
-        return
+def _run_facts(
+    run: SdkRun, results: list[dict[str, Any]], received_ns: int | None
+) -> tuple[RunFacts, list[tuple[str, str, tuple[str, str]]]]:
+    """What every trial of the run shares, and each result's (case, content hash, variant)."""
     settings = dict(run.settings)
     settings.setdefault("suiteName", run.suite_name)
-    run_id = run.external_run_id or "sdkrun_" + run.digest.hexdigest()[:16]
+    run_id = run.external_run_id or "sdkrun_" + run.digest()[:16]
     variants = [variant_of(r) for r in results]
     cases = [ident.case_key(r) for r in results]
-    repetitions = Counter(zip(cases, (f"{p}/{m}" for p, m in variants), strict=True))
     contents = [ident.short_hash(ident.case_content(r)) for r in results]
     expected = settings.get("expectedIterations")
     facts = RunFacts(
@@ -60,30 +129,11 @@ def _run_lines(run: SdkRun, matcher: Matcher, problems: list[Quarantined]) -> It
         ident.opaque(run.suite_name, "s_"),
         settings,
         _run_attrs(run, settings, run_id, results, cases, contents, expected),
-        repetitions,
+        Counter(zip(cases, (f"{p}/{m}" for p, m in variants), strict=True)),
+        _resource_attrs(settings),
+        run_start_ns(run.external_run_id, results, received_ns),
     )
-    resource = {"attributes": _resource_attrs(settings)}
-    seen: Counter[tuple[str, str]] = Counter()
-    for (path, result), case, content, variant in zip(
-        run.results, cases, contents, variants, strict=True
-    ):
-        key = (case, f"{variant[0]}/{variant[1]}")
-        repetition = seen[key]
-        seen[key] += 1
-        try:
-            spans = trial_spans(facts, result, case, content, variant, repetition, matcher)
-        except ValueError as exc:  # match options the matcher refuses (CONTRACT §2.4)
-            problems.append(Quarantined(f"{path}.matchOptions", str(exc)))
-            continue
-        request = {
-            "resourceSpans": [
-                {
-                    "resource": resource,
-                    "scopeSpans": [{"scope": {"name": PRODUCER}, "spans": spans}],
-                }
-            ]
-        }
-        yield _encode(request)
+    return facts, list(zip(cases, contents, variants, strict=True))
 
 
 def _resource_attrs(settings: dict[str, Any]) -> Attrs:

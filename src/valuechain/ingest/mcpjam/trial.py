@@ -18,7 +18,7 @@ from valuechain.ingest.mcpjam.graders import (
 from valuechain.ingest.mcpjam.otlp import (
     PRODUCER,
     Attrs,
-    SpanIds,
+    TrialTrace,
     bool_attr,
     int_attr,
     json_attr,
@@ -39,13 +39,15 @@ from valuechain.ingest.mcpjam.trace import (
 
 @dataclass(slots=True)
 class RunFacts:
-    """What every trial of one run shares (its root's run keys)."""
+    """What every trial of one run shares: its root's run keys and its resource."""
 
     run_id: str
     suite_id: str
     settings: dict[str, Any]
     attrs: Attrs
     repetitions: Counter[tuple[str, str]]
+    resource: Attrs
+    start_ns: int  # the run's start (`clock.run_start_ns`)
 
 
 def trial_spans(
@@ -56,7 +58,7 @@ def trial_spans(
     variant: tuple[str, str],
     repetition: int,
     matcher: Matcher,
-) -> list[dict[str, Any]]:
+) -> list[bytes]:
     """The trial's root span, then its turns, tool calls, LLM calls and graders."""
     provider, model = variant
     variant_key = f"{provider}/{model}@{PRODUCER}"
@@ -66,12 +68,12 @@ def trial_spans(
         if isinstance(external, str) and external
         else f"{facts.run_id}:{case}:{provider}/{model}:{repetition}"
     )
-    ids = SpanIds(f"{facts.run_id}\x00{trial_id}")
+    ids = TrialTrace(f"{facts.run_id}\x00{trial_id}", facts.start_ns)
     root_id = ids.span("root")
     trace_spans = trace_spans_of(result)
     messages = messages_of(result)
     failures = message_failures(messages)
-    spans: list[dict[str, Any]] = []
+    spans: list[bytes] = []
     end_ms = _duration(result, trace_spans)
     turns = turn_spans(ids, root_id, trace_spans, result, end_ms, spans)
     tools = tool_spans(ids, root_id, turns, trace_spans, failures, messages, spans)
@@ -114,7 +116,7 @@ def trial_spans(
     query = result.get("query")
     if isinstance(query, str):
         attrs.append(string_attr("input.value", query))
-    root = otlp_span(ids.trace, root_id, None, "eval.trial", 0, end_ms, attrs)
+    root = otlp_span(ids, root_id, None, "eval.trial", 0, end_ms, attrs)
     return [root, *spans]
 
 

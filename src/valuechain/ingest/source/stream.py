@@ -6,6 +6,8 @@ import hashlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
+from itertools import chain
+from typing import Any, TypeVar
 
 from valuechain.contract.issues import HINTS, Code
 from valuechain.ingest.bytes import framing
@@ -16,6 +18,7 @@ from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import Batch, SourceMerger
 from valuechain.ingest.source.parts import decode_part
 from valuechain.ingest.source.records import PartResult, Rejection
+from valuechain.ingest.source.sdk_parts import collector_paused, job_bytes, place, sdk_part
 
 # ---------------------------------------------------------------------------- streaming
 # Parts decoded ahead of the one being committed, per worker: the writer commits a group of
@@ -25,6 +28,8 @@ from valuechain.ingest.source.records import PartResult, Rejection
 # import's peak RSS went from 1,086 to 1,171 MB (groups of 400k rows then; with groups of a
 # million, 12 in flight measured no better than 8).
 PARTS_AHEAD_PER_WORKER = 4
+
+R = TypeVar("R")  # what a worker's unit of work returns
 
 
 class SourceStream:
@@ -76,12 +81,23 @@ class SourceStream:
         merger = self.merger
         merger.keep = self.keep
         unpacker = Unpacker(self._hashed(), self.options.max_decompressed_bytes)
-        decompressed: Iterable[bytes] = (
-            unpacker if self.sdk is None else self._sdk_sniffed(unpacker)
-        )
-        framer = framing.Framer(decompressed, self.options.batch_bytes, documents=self.documents)
+        pieces = iter(unpacker)
+        head = self._head(pieces)
+        framer: framing.Framer | None = None
+        results: Iterator[PartResult]
+        if self.sdk is not None and looks_like_sdk(bytes(head[:SNIFF_BYTES])):
+            for piece in pieces:  # SDK payloads are one report or run, read whole
+                head += piece
+            results = self._sdk_parts(self.sdk, head)
+            del head  # the parse holds the source's values, never its bytes
+        else:
+            framer = framing.Framer(
+                chain((bytes(head),), pieces), self.options.batch_bytes, documents=self.documents
+            )
+            del head
+            results = self._decoded(iter(framer))
         cap = self.options.max_decompressed_bytes
-        for result in self._decoded(iter(framer)):
+        for result in results:
             if result.refused:
                 raise DocumentRefused("the native path refused a run of the document", result.again)
             yield merger.add(result)
@@ -94,39 +110,50 @@ class SourceStream:
             merger.problem(unpacker.problem, unpacker.message or "")
             if unpacker.problem in (Code.E_TRUNCATED_COMPRESSION, Code.E_TOO_LARGE):
                 _blame_the_cut(merger, unpacker.problem, unpacker.message or "")
-        decoded = merger.finish(
-            unpacker.compression,
-            framer.framing if framer.streamed else None,
-            unpacker.bytes_out,
-        )
+        framed = framer.framing if framer is not None and framer.streamed else None
+        decoded = merger.finish(unpacker.compression, framed, unpacker.bytes_out)
         if decoded.status != "rejected":  # the rest is still the source's (never stored else)
             for _ in self._hashed():
                 pass
         decoded.sha256 = self._digest.hexdigest()
         self._result = decoded
 
-    def _sdk_sniffed(self, pieces: Iterable[bytes]) -> Iterator[bytes]:
-        """The decompressed bytes as they are, or — when their start is MCPJam SDK results —
-        their translation to OTLP NDJSON (docs/mcpjam-sdk.md §4), read whole: SDK payloads
-        are one report or run, never a collector's stream."""
-        it = iter(pieces)
+    def _head(self, pieces: Iterator[bytes]) -> bytearray:
+        """The first decompressed bytes: enough to tell SDK results (all, when none could be)."""
         head = bytearray()
-        for piece in it:
+        if self.sdk is None:
+            return head
+        for piece in pieces:
             head += piece
             if len(head) >= SNIFF_BYTES:
                 break
-        if self.sdk is None or not looks_like_sdk(bytes(head[:SNIFF_BYTES])):
-            yield bytes(head)
-            yield from it
-            return
-        for piece in it:
-            head += piece
-        translation = self.sdk(bytes(head), self.merger.out.source)
+        return head
+
+    def _sdk_parts(self, translator: SdkTranslator, data: bytearray) -> Iterator[PartResult]:
+        """MCPJam SDK results (docs/mcpjam-sdk.md §4): read here, then translated and decoded
+        a job of trials at a time on the workers (`sdk_parts`), in order; positions count
+        across the jobs' NDJSON as if it were one translated source."""
+        with collector_paused():  # a parse allocates millions of acyclic values
+            read = translator.read(data, self.merger.out.source)
+        data.clear()  # the bytes are hashed and parsed: let them go
         merger = self.merger
-        merger.sdk_translated(translation.quarantined, translation.refused)
-        if translation.refused is None:
-            merger.out.encoding_flavor = ENCODING_FLAVOR
-            yield translation.data
+        merger.sdk_translated(read.quarantined, read.refused)
+        if read.refused is not None:
+            yield decode_part(framing.Whole(b""), self.options)  # an empty source, refused
+            return
+        merger.out.encoding_flavor = ENCODING_FLAVOR
+        offset, line, decoded = 0, 1, False
+        jobs = read.jobs(job_bytes(self.options))
+        del read
+        work = (((translator, job), job.size) for job in jobs)
+        for part in self._in_order(sdk_part, work):
+            merger.sdk_translated(part.problems, None)
+            if part.result is not None:
+                decoded = True
+                yield place(part.result, offset, line)
+            offset, line = offset + part.size, line + part.lines
+        if not decoded:  # no trial translated: the empty source, as before any translation
+            yield decode_part(framing.Whole(b""), self.options)
 
     def _hashed(self) -> Iterator[bytes]:
         for chunk in self.chunks:
@@ -135,22 +162,29 @@ class SourceStream:
             yield chunk
 
     def _decoded(self, parts: Iterator[framing.Part]) -> Iterator[PartResult]:
+        return self._in_order(decode_part, (((part,), len(part.data)) for part in parts))
+
+    def _in_order(
+        self, work: Callable[..., R], jobs: Iterable[tuple[tuple[Any, ...], int]]
+    ) -> Iterator[R]:
+        """``work(*args, options)`` for each job ``(args, its size in bytes)``, in this
+        process or up to ``ahead`` at a time on the executor's workers; results in order."""
         if self.executor is None:
-            for part in parts:
-                yield decode_part(part, self.options)
+            for args, _ in jobs:
+                yield work(*args, self.options)
             return
-        pending: deque[tuple[Future[PartResult], int]] = deque()
-        submit: Callable[..., Future[PartResult]] = self.executor.submit
+        pending: deque[tuple[Future[R], int]] = deque()
+        submit: Callable[..., Future[R]] = self.executor.submit
         # bytes in flight are bounded too: parts are about a batch each, but a run of a
         # document's spans (one long span, line or record) can be many batches
         budget, held = (self.ahead + 1) * self.options.batch_bytes, 0
         try:
-            for part in parts:
-                pending.append((submit(decode_part, part, self.options), len(part.data)))
-                held += len(part.data)
+            for args, size in jobs:
+                pending.append((submit(work, *args, self.options), size))
+                held += size
                 while len(pending) > self.ahead or (held > budget and len(pending) > 1):
-                    future, size = pending.popleft()
-                    held -= size
+                    future, done = pending.popleft()
+                    held -= done
                     yield future.result()
             while pending:
                 yield pending.popleft()[0].result()
