@@ -18,8 +18,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pyarrow as pa
+
 from valuechain.contract.issues import Code
 from valuechain.ingest.source.decoded import DecodedSource
+from valuechain.ingest.source.documents import DocumentGroup, Taken
 from valuechain.ingest.source.stream import SourceStream
 from valuechain.pipeline.progress import ImportProgress, Phase
 from valuechain.pipeline.sdk_sources import SDK_RESULTS
@@ -32,7 +35,13 @@ from valuechain.pipeline.source_results import (
     verdict,
 )
 from valuechain.store import Database, concatenated
-from valuechain.store.source_group import WholeSource, stored_sha256s, write_sources
+from valuechain.store.source_group import (
+    GroupSource,
+    SourceRun,
+    stored_sha256s,
+    whole_source,
+    write_sources,
+)
 
 # A file this small is grouped: its own transaction would cost several times its decoding.
 # Larger files keep theirs, so an interruption loses at most a group of tiny files.
@@ -86,7 +95,10 @@ def import_group(
         taken.append(_Read(path, data, sha256))
     stored = stored_sha256s(db, sorted(hashes))
     results: list[SourceResult] = []
-    whole: list[tuple[int, WholeSource, SourceResult, DecodedSource]] = []
+    # per source to commit, in order: its result's index, and its run (None: a document of
+    # the group's, in ``group.taken``) or what decoded it on its own
+    pending: list[tuple[int, DecodedSource, SourceRun | None]] = []
+    group = DocumentGroup(options.decode)
     decode = replace(options.decode, native_parts=False)  # a small document: msgspec first
     for item in taken:
         name = str(item.path)
@@ -94,6 +106,9 @@ def import_group(
             results.append(rejected(name, Code.E_UNREADABLE, item.problem))
         elif item.sha256 in stored:
             results.append(unchanged(db, name, item.sha256, len(item.data), options))
+        elif (document := group.take(name, item.data, item.sha256)) is not None:
+            results.append(verdict(document.decoded, options))
+            pending.append((len(results) - 1, document.decoded, None))
         else:
             stream = SourceStream([item.data], name, decode, sdk=SDK_RESULTS)
             batches = list(stream)
@@ -101,7 +116,7 @@ def import_group(
             result = verdict(decoded, options)
             results.append(result)
             if result.error is None:
-                source = WholeSource(
+                run = whole_source(
                     name,
                     concatenated([b.tables for b in batches]),
                     [issue for b in batches for issue in b.issues],
@@ -109,11 +124,63 @@ def import_group(
                     decoded.ledger(),
                     tuple(sorted(stream.merger.trace_ids)),
                 )
-                whole.append((len(results) - 1, source, result, decoded))
-    if whole:
+                pending.append((len(results) - 1, decoded, run))
+    if pending:
         progress.start(Phase.COMMIT, None, label)
-        sources = [source for _, source, _, _ in whole]
-        committed = write_sources(db, import_id, sources, options.analyzer)
-        for (k, source, result, decoded), done in zip(whole, committed, strict=True):
-            results[k] = committed_result(result, decoded, done, source.trace_ids)
+        runs = _runs(group, [run for _, _, run in pending])
+        committed = write_sources(db, import_id, runs, options.analyzer)
+        sources = [source for run in runs for source in run.sources]
+        for (k, decoded, _), source, done in zip(pending, sources, committed, strict=True):
+            results[k] = committed_result(results[k], decoded, done, source.trace_ids)
     return results, list(paths[len(taken) :])
+
+
+def _runs(group: DocumentGroup, own: list[SourceRun | None]) -> list[SourceRun]:
+    """The sources to commit as runs, in order: each decoded on its own is a run of its own,
+    and the documents the group decoded between two of them one run — a slice of the group's
+    tables, built once."""
+    if not group.taken:
+        return [run for run in own if run is not None]
+    tables = group.tables()
+    trace_ids = tables["spans"]["trace_id"].to_pylist()
+    documents = iter(group.taken)
+    runs: list[SourceRun] = []
+    following: list[Taken] = []  # documents of the group's since the last run
+    for run in own:
+        if run is None:
+            following.append(next(documents))
+            continue
+        if following:
+            runs.append(_documents(tables, following, trace_ids))
+            following = []
+        runs.append(run)
+    if following:
+        runs.append(_documents(tables, following, trace_ids))
+    return runs
+
+
+def _documents(
+    tables: dict[str, pa.Table], taken: list[Taken], trace_ids: list[bytes]
+) -> SourceRun:
+    """Consecutive documents of a group's as one run: their slice of its tables."""
+    base, last = taken[0].first, taken[-1]
+    rows = {
+        name: table.slice(base[name], last.first[name] + last.rows[name] - base[name])
+        for name, table in tables.items()
+    }
+    sources = [
+        GroupSource(
+            document.decoded.source,
+            document.rows,
+            [],
+            [],
+            document.decoded.ledger(),
+            _trace_ids(trace_ids, document.first["spans"], document.rows["spans"]),
+        )
+        for document in taken
+    ]
+    return SourceRun(rows, sources, base)
+
+
+def _trace_ids(trace_ids: list[bytes], first: int, rows: int) -> tuple[bytes, ...]:
+    return tuple(sorted(set(trace_ids[first : first + rows])))
