@@ -5,7 +5,9 @@ of 10,000 tiny files spent nearly all its time there (~10 files/s). `write_sourc
 group of whole sources as one batch — each source's rows follow the one's before it and carry
 its own ``source_id`` — so each source keeps its own ledger row (path, sha256, counts), issues,
 quarantine and pending derivations, and deduplicates and conflicts exactly as if imported one
-after the other in that order. The group commits together or not at all.
+after the other in that order. The group commits together or not at all. Its sources come
+as runs (`SourceRun`): a source decoded alone, or consecutive documents decoded in one set of
+columns (their rows a slice of the group's tables, ids counted from the group's first row).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A small file is one ``Whole`` part, and a canonical OTLP/JSON document in it is taken by the
 msgspec fast path (``parts.took_single_document``) or not at all. Decoding each such file as a
-source of its own cost ~1.5 ms of set-up beyond its decoding — the part decoder, its nine
+source of its own cost ~2 ms of set-up beyond its decoding — the part decoder, its nine
 Arrow tables built and conformed, the merger's rebase and trace-id scan — which a folder of
 tiny files paid a file at a time. ``DocumentGroup`` decodes them into the columns of one
 ``SpanDecoder``, each file's rows following the one's before (row ids count from the group's
