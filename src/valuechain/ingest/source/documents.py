@@ -53,6 +53,9 @@ class DocumentGroup:
         self.spans = SpanDecoder(IssueLog(), large_value_threshold=options.large_value_threshold)
         self.fast = FastDecoder(self.spans)
         self.taken: list[Taken] = []
+        # each table's first column (extended in place): its length is the table's rows
+        cols = self.spans.cols
+        self._first_columns = [(name, next(iter(cols[name].values()))) for name in _COUNTED]
 
     def take(self, source: str, data: bytes, sha256: str) -> Taken | None:
         """``data`` (the whole file, hashed as ``sha256``) decoded into the group, as its own
@@ -91,8 +94,7 @@ class DocumentGroup:
         return self.spans.tables()
 
     def _sizes(self) -> dict[str, int]:
-        cols = self.spans.cols
-        return {name: len(next(iter(cols[name].values()))) for name in _COUNTED}
+        return {name: len(column) for name, column in self._first_columns}
 
 
 def _utf8(data: bytes) -> bool:
