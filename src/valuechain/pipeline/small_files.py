@@ -114,6 +114,7 @@ def import_group(
         elif item.sha256 in stored:
             results.append(unchanged(db, name, item.sha256, len(item.data), options))
         elif (document := group.take(name, item.data, item.sha256)) is not None:
+            # no issue, no rejection: its rows, already among the group's, are committed
             results.append(verdict(document.decoded, options))
             pending.append((len(results) - 1, document.decoded, None))
         else:
