@@ -4,12 +4,15 @@ source: the store, the ledger and every result read exactly as importing the fil
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
 import pytest
 
+from valuechain.ingest.source.documents import DocumentGroup
 from valuechain.pipeline import derive, small_files
 from valuechain.pipeline.imports import ImportOptions, ImportReport, import_paths
 from valuechain.store import Database
@@ -136,5 +139,52 @@ def test_a_group_cut_by_its_bytes_bound_goes_on_in_the_next(
     assert 4 < commits < 28
     monkeypatch.setattr(small_files, "SMALL_FILE_BYTES", 0)
     alone, _ = _imported(tmp_path / "alone.duckdb", folder, derive=False)
+    assert _said(grouped) == _said(alone)
+    assert _contents(tmp_path / "grouped.duckdb") == _contents(tmp_path / "alone.duckdb")
+
+
+def test_a_groups_documents_are_decoded_together_others_each_alone(
+    tmp_path: Path, otlp: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Canonical documents — compact, pretty-printed, after a BOM, with events and links —
+    are decoded in the group's one set of columns, between files each decoded alone (gzip,
+    NDJSON, two documents, a duplicate JSON key, a span with an issue); the store, ledger and
+    results are those of importing them one by one, row ids and span rows of issues included."""
+    out = tmp_path / "in"
+    out.mkdir()
+
+    def spans(n: int, count: int = 2) -> dict[str, Any]:
+        return otlp.request(*[otlp.span(k, trace_id=_trace(n)) for k in range(1, count + 1)])
+
+    files = {
+        "a.json": otlp.dumps(spans(1)),
+        "b.json": orjson.dumps(spans(2), option=orjson.OPT_INDENT_2),
+        "c.json": b"\xef\xbb\xbf \n" + otlp.dumps(spans(3, 3)) + b"\n\n",
+        "d.json.gz": gzip.compress(otlp.dumps(spans(4))),
+        "e.json": otlp.dumps(otlp.rich_request()),
+        "f.jsonl": otlp.ndjson(spans(6), spans(7)),
+        "g.json": otlp.dumps(spans(8)) + otlp.dumps(spans(9)),
+        "h.json": otlp.dumps(spans(10)).replace(b'"name"', b'"name":"x","name"', 1),
+        "i.json": otlp.dumps(otlp.request(otlp.span(1, trace_id=_trace(11), kind=9))),
+        "j.json": otlp.dumps(spans(1)).replace(b'"span-2"', b'"other"'),  # conflicts with a
+        "k.json": otlp.dumps(spans(12, 4)),
+    }
+    for name, data in files.items():
+        (out / name).write_bytes(data)
+    together: list[str] = []
+    take = DocumentGroup.take
+
+    def counted(self: DocumentGroup, source: str, data: bytes, sha256: str) -> Any:
+        taken = take(self, source, data, sha256)
+        if taken is not None:
+            together.append(Path(source).name)
+        return taken
+
+    monkeypatch.setattr(DocumentGroup, "take", counted)
+    grouped, commits = _imported(tmp_path / "grouped.duckdb", out, derive=False)
+    assert commits == 1
+    assert together == ["a.json", "b.json", "c.json", "j.json", "k.json"]
+    monkeypatch.setattr(small_files, "SMALL_FILE_BYTES", 0)
+    alone, _ = _imported(tmp_path / "alone.duckdb", out, derive=False)
     assert _said(grouped) == _said(alone)
     assert _contents(tmp_path / "grouped.duckdb") == _contents(tmp_path / "alone.duckdb")

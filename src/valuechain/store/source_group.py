@@ -5,14 +5,16 @@ of 10,000 tiny files spent nearly all its time there (~10 files/s). `write_sourc
 group of whole sources as one batch — each source's rows follow the one's before it and carry
 its own ``source_id`` — so each source keeps its own ledger row (path, sha256, counts), issues,
 quarantine and pending derivations, and deduplicates and conflicts exactly as if imported one
-after the other in that order. The group commits together or not at all.
+after the other in that order. The group commits together or not at all. Its sources come
+as runs (`SourceRun`): a source decoded alone, or consecutive documents decoded in one set of
+columns (their rows a slice of the group's tables, ids counted from the group's first row).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 
@@ -36,15 +38,40 @@ _ROW_TABLES = ("resources", "scopes", "spans", "events", "links", "large_values"
 
 
 @dataclass(frozen=True, slots=True)
-class WholeSource:
-    """One decoded source, whole: its rows (source-local ids), issues and ledger record."""
+class GroupSource:
+    """One decoded source of a group: its ledger record, issues (span rows its own) and the
+    rows it has in each table of its run."""
 
     path: str
-    tables: dict[str, pa.Table]
+    rows: dict[str, int]
     issues: list[Issue]
     closing: list[Issue]  # source-level and aggregated issues, written after its rows
     ledger: SourceLedger
     trace_ids: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRun:
+    """Sources decoded together, one after another: their rows in ``tables``, whose row ids
+    count from ``base`` (per table; absent: 0) — a source decoded alone, or a run of the
+    small documents a group decoded in one set of columns (``ingest.source.documents``)."""
+
+    tables: dict[str, pa.Table]
+    sources: list[GroupSource]
+    base: dict[str, int] = field(default_factory=dict)
+
+
+def whole_source(
+    path: str,
+    tables: dict[str, pa.Table],
+    issues: list[Issue],
+    closing: list[Issue],
+    ledger: SourceLedger,
+    trace_ids: tuple[bytes, ...],
+) -> SourceRun:
+    """One source decoded on its own (source-local row ids), as a run of its own."""
+    rows = {name: table.num_rows for name, table in tables.items()}
+    return SourceRun(tables, [GroupSource(path, rows, issues, closing, ledger, trace_ids)])
 
 
 def stored_sha256s(db: Database, hashes: Sequence[str]) -> set[str]:
@@ -54,9 +81,9 @@ def stored_sha256s(db: Database, hashes: Sequence[str]) -> set[str]:
 
 
 def write_sources(
-    db: Database, import_id: int, sources: Sequence[WholeSource], analyzer: int
+    db: Database, import_id: int, runs: Sequence[SourceRun], analyzer: int
 ) -> list[Committed]:
-    """Commit ``sources`` in one transaction, in order; what each one committed."""
+    """Commit the sources of ``runs`` in one transaction, in order; what each one committed."""
     con = db.con
     con.begin()
     try:
@@ -70,15 +97,18 @@ def write_sources(
         batches, issues, closing, closing_counts = [], [], [], []
         counts: list[dict[str, int]] = []
         rows = dict.fromkeys(_ROW_TABLES, 0)  # the group's rows before each source
-        for source in sources:
-            batches.append(rebase(source.tables, rows, 0))
-            issues += [_moved(issue, rows["spans"]) for issue in source.issues]
-            closing += [_moved(issue, rows["spans"]) for issue in source.closing]
-            counts.append({name: t.num_rows for name, t in source.tables.items()})
-            counts[-1]["issues"] = len(source.issues)
-            closing_counts.append({"issues": len(source.closing)})
-            for name in _ROW_TABLES:
-                rows[name] += source.tables[name].num_rows
+        sources: list[GroupSource] = []
+        for run in runs:
+            shift = {name: rows[name] - run.base.get(name, 0) for name in _ROW_TABLES}
+            batches.append(rebase(run.tables, shift, 0))
+            for source in run.sources:
+                issues += [_moved(issue, rows["spans"]) for issue in source.issues]
+                closing += [_moved(issue, rows["spans"]) for issue in source.closing]
+                counts.append({**source.rows, "issues": len(source.issues)})
+                closing_counts.append({"issues": len(source.closing)})
+                for name in _ROW_TABLES:
+                    rows[name] += source.rows.get(name, 0)
+                sources.append(source)
         written = write_staged(
             db, params, with_sources(concatenated(batches), issues, first, counts)
         )
@@ -88,7 +118,7 @@ def write_sources(
                 source_id=first + k,
                 import_id=import_id,
                 path=source.path,
-                rows=(source.tables["spans"].num_rows, source.tables["attributes"].num_rows),
+                rows=(source.rows.get("spans", 0), source.rows.get("attributes", 0)),
                 deduplicated=written.deduplicated.get(first + k, (0, 0)),
             )
             for k, source in enumerate(sources)

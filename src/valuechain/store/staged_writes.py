@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from valuechain.contract.issues import HINTS, Code, Issue, issues_table
-from valuechain.contract.ledger import SourceLedger
+from valuechain.contract.ledger import Accounting, SourceLedger
 from valuechain.contract.tables import PENDING_DERIVATIONS, SOURCE_ID, SOURCES, TRACE_ID
 from valuechain.store import sqlfiles
 from valuechain.store.database import Database
@@ -61,6 +61,9 @@ COUNTED = {
     "ingest/130_dropped_owners.sql": "dropped_owners",
     "ingest/140_conflicts.sql": "conflicts",
 }
+# a ledger row's columns: the record's scalars, then its accounting's (every one a scalar)
+_LEDGER_FIELDS = [f for f in fields(SourceLedger) if f.name != "accounting"]
+_ACCOUNTING_FIELDS = fields(Accounting)
 
 
 class Written(NamedTuple):
@@ -138,8 +141,8 @@ def ledger_row(
 ) -> dict[str, Any]:
     """A source's ledger row (``contract.tables.SOURCES``): the decoder's counts plus the
     span and attribute ``rows`` this store kept of them, net of the ``deduplicated`` ones."""
-    row = asdict(ledger)
-    row.update(row.pop("accounting"))
+    row = {f.name: getattr(ledger, f.name) for f in _LEDGER_FIELDS}  # asdict copies deep
+    row.update({f.name: getattr(ledger.accounting, f.name) for f in _ACCOUNTING_FIELDS})
     return {
         **row,
         "source_id": source_id,
