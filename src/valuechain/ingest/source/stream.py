@@ -85,14 +85,17 @@ class SourceStream:
         head = self._head(pieces)
         framer: framing.Framer | None = None
         results: Iterator[PartResult]
-        if self.sdk is not None and looks_like_sdk(bytes(head[:SNIFF_BYTES])):
+        if self.sdk is not None and looks_like_sdk(b"".join(head)[:SNIFF_BYTES]):
+            whole = bytearray().join(head)
             for piece in pieces:  # SDK payloads are one report or run, read whole
-                head += piece
-            results = self._sdk_parts(self.sdk, head)
-            del head  # the parse holds the source's values, never its bytes
+                whole += piece
+            del head
+            results = self._sdk_parts(self.sdk, whole)
+            del whole  # the parse holds the source's values, never its bytes
         else:
+            # the pieces as they came: the framer's parts follow the batch size, not the sniff
             framer = framing.Framer(
-                chain((bytes(head),), pieces), self.options.batch_bytes, documents=self.documents
+                chain(head, pieces), self.options.batch_bytes, documents=self.documents
             )
             del head
             results = self._decoded(iter(framer))
@@ -118,14 +121,17 @@ class SourceStream:
         decoded.sha256 = self._digest.hexdigest()
         self._result = decoded
 
-    def _head(self, pieces: Iterator[bytes]) -> bytearray:
-        """The first decompressed bytes: enough to tell SDK results (all, when none could be)."""
-        head = bytearray()
+    def _head(self, pieces: Iterator[bytes]) -> list[bytes]:
+        """The first decompressed pieces: enough to tell SDK results (all, when none could
+        be)."""
+        head: list[bytes] = []
         if self.sdk is None:
             return head
+        size = 0
         for piece in pieces:
-            head += piece
-            if len(head) >= SNIFF_BYTES:
+            head.append(piece)
+            size += len(piece)
+            if size >= SNIFF_BYTES:
                 break
         return head
 
