@@ -227,7 +227,8 @@ def variants_of(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
     everywhere = {p for providers in by_model.values() for p in providers}
     everywhere |= {p for p, m in found if p and not m}
     out = []
-    for provider, model in found:
+    for given, model in found:
+        provider = given
         if not provider:
             named = by_model.get(model, set()) if model else set()
             if len(named) == 1 or (not named and len(everywhere) == 1):
