@@ -55,3 +55,12 @@ def test_every_verb_reads_the_sdk_runs(sdk_store: Path) -> None:
     assert "ci.pipelineId" in compare
     trend = ok(*s, "trend")
     assert f"{REPORTER}: missingRunGroup" in trend and "ci.pipelineId" in trend
+
+
+def test_fail_on_regression_names_the_sdk_option_that_lifts_the_blocker(sdk_store: Path) -> None:
+    result = run("--store", sdk_store, "compare", SUITE_A, SUITE_B, "--fail-on", "regression")
+    assert result.exit_code == 1, result.output
+    error = " ".join(result.stderr.split())  # as wrapped for the terminal
+    assert "not comparable (missingRunGroup" in error
+    assert "hint: MCPJam SDK: set ci.pipelineId in the reporting config" in error
+    assert "compare final runs that share run group" not in error

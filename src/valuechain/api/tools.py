@@ -15,6 +15,7 @@ from valuechain.ingest.decode import DecodedSource, DecodeOptions, decode_export
 from valuechain.materialize.analytics import utc_now
 from valuechain.pipeline.progress import ImportProgress
 from valuechain.pipeline.scale.job import ScaleSummary, scale_paths
+from valuechain.pipeline.sdk_sources import SDK_RESULTS
 from valuechain.synth.history import write_history
 from valuechain.synth.history_manifest import HistoryManifest
 
@@ -52,8 +53,15 @@ def scale(
 def decode(
     data: bytes | dict[str, Any], source: str = "<memory>", *, salvage: bool = False
 ) -> DecodedSource:
-    """Decode one export's bytes into Arrow span tables, issues and accounting (pure)."""
-    return decode_export(data, source, DecodeOptions(salvage=salvage))
+    """Decode one export's bytes into Arrow span tables, issues and accounting (pure).
+
+    MCPJam SDK results (a report, an array or NDJSON of results, reporter bodies as NDJSON)
+    are translated as ``import`` translates them (docs/mcpjam-sdk.md §4): the same trials,
+    keyed the same; ``source`` names the suite of loose results, as a file's name does. A run
+    with no SDK-made id starts at a fixed instant here, where ``import`` takes the file's
+    modification time (§4.1).
+    """
+    return decode_export(data, source, DecodeOptions(salvage=salvage), sdk=SDK_RESULTS)
 
 
 def read_policy_file(path: str | Path) -> VerdictPolicyFile:

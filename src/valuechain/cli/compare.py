@@ -6,9 +6,11 @@ import sys
 from typing import Final
 
 import click
+from pydantic import MISSING
 
 from valuechain.cli.app import main, open_store, out
 from valuechain.cli.options import CHAINS, DOCUMENT, examples, reader_analyzer_option
+from valuechain.contract.compare import RunComparison
 from valuechain.errors import UsageError
 from valuechain.query.compare import regression
 from valuechain.report.compare import render_comparison
@@ -64,9 +66,19 @@ def compare(
         raise UsageError(
             f"compare {run_a} {run_b}",
             f"not comparable ({why}), so --fail-on regression cannot decide",
-            "compare final runs that share run group, config and case set, at one analyzer",
+            _blocked_hint(comparison),
         )
     found = regression(comparison)
     if found:
         click.echo(f"regression: {'; '.join(found)}", err=True)
         ctx.exit(REGRESSION_EXIT)
+
+
+def _blocked_hint(comparison: RunComparison) -> str:
+    """The producer option that lifts a blocker, as the plain compare names it (an MCPJam
+    SDK run without ``ci.pipelineId``); else what a comparable pair shares."""
+    hints = [] if comparison.hints is MISSING else comparison.hints
+    named = list(dict.fromkeys(h.hint for h in hints))
+    if named:
+        return "; ".join(named)
+    return "compare final runs that share run group, config and case set, at one analyzer"

@@ -15,6 +15,7 @@ import orjson
 
 from valuechain.ingest.bytes import json_values
 from valuechain.ingest.bytes.items import SPANS, DocumentRefused
+from valuechain.ingest.mcpjam import SNIFF_BYTES, SdkTranslator, looks_like_sdk
 from valuechain.ingest.otlp.scalars import scrub_surrogates
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.merge import SourceMerger
@@ -26,10 +27,19 @@ __all__ = ["DecodeOptions", "DecodedSource", "decode_export"]
 
 
 def decode_export(
-    data: bytes | dict[str, Any], source: str = "<memory>", options: DecodeOptions | None = None
+    data: bytes | dict[str, Any],
+    source: str = "<memory>",
+    options: DecodeOptions | None = None,
+    *,
+    sdk: SdkTranslator | None = None,
 ) -> DecodedSource:
-    """Decode one export (bytes of a file, or one parsed request) into span tables."""
+    """Decode one export (bytes of a file, or one parsed request) into span tables; with
+    ``sdk``, MCPJam SDK results are translated first, as the import does (docs/mcpjam-sdk.md)."""
     options = options or DecodeOptions()
+    if isinstance(data, dict) and sdk is not None:
+        encoded = _sdk_bytes(data)
+        if encoded is not None:
+            data = encoded
     if isinstance(data, dict):
         value = json_values.Value(data, 1, 0)
         try:
@@ -44,13 +54,24 @@ def decode_export(
     documents = SPANS
     while True:
         try:
-            return _streamed(data, source, options, documents=documents)
+            return _streamed(data, source, options, documents=documents, sdk=sdk)
         except DocumentRefused as refused:  # not in those parts: in whole items, or whole
             documents = refused.again
 
 
-def _streamed(data: bytes, source: str, options: DecodeOptions, *, documents: str) -> DecodedSource:
-    stream = SourceStream(_pieces(data), source, options, documents=documents)
+def _sdk_bytes(data: dict[str, Any]) -> bytes | None:
+    """A parsed SDK payload's bytes (the translator reads bytes); None for anything else."""
+    try:
+        encoded = orjson.dumps(data)
+    except TypeError:
+        return None
+    return encoded if looks_like_sdk(encoded[:SNIFF_BYTES]) else None
+
+
+def _streamed(
+    data: bytes, source: str, options: DecodeOptions, *, documents: str, sdk: SdkTranslator | None
+) -> DecodedSource:
+    stream = SourceStream(_pieces(data), source, options, documents=documents, sdk=sdk)
     stream.keep = True
     for _ in stream:
         pass

@@ -17,6 +17,11 @@ its first record, not its name: the collector renames the live file when it rota
 renamed file carries on from the offset the live one had reached. A live file rotated while
 its new records were being read is left for the next round (the path may by then name the
 next live file, whose bytes were read instead): nothing of it is kept or recorded.
+
+MCPJam SDK results (docs/mcpjam-sdk.md) are refused, once a file and session: a run's keys
+(its id without an SDK-made one, repetitions, case set, config revision, trials expected) are
+decided from all its results, so a run read in appended slices would become several runs.
+They are imported whole, by ``import``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ from typing import Any
 
 import duckdb
 
+from valuechain.contract.issues import Code
+from valuechain.errors import IngestError
+from valuechain.ingest.mcpjam import SNIFF_BYTES, looks_like_sdk
 from valuechain.ingest.source.read import expand_paths, rotated_name
 from valuechain.pipeline.decode_pool import DecodePool
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
@@ -112,6 +120,9 @@ class Follower:
         if kind == "whole" and not rotated:
             done.waiting.append(str(path))
             return None
+        if kind == "lines" and _sdk_results(path):
+            state.final = True  # said once: the file is left as it is
+            return SourceResult(str(path), "rejected", error=_sdk_refusal(path))
         end = size if rotated else _complete_end(path, state.offset, size, kind)
         if end <= state.offset:
             if rotated and not state.final:
@@ -231,6 +242,23 @@ def _head(path: Path, size: int) -> tuple[str | None, str]:
         if 4 + length > size:
             return None, "prefixed"
         return hashlib.sha256(start + handle.read(length)).hexdigest(), "prefixed"
+
+
+def _sdk_results(path: Path) -> bool:
+    """Whether the file holds MCPJam SDK results (results, reports or reporter bodies)."""
+    with path.open("rb") as handle:
+        return looks_like_sdk(handle.read(SNIFF_BYTES))
+
+
+def _sdk_refusal(path: Path) -> IngestError:
+    return IngestError(
+        str(path),
+        None,
+        "MCPJam SDK results are not followed: a run's keys need all its results, so a run "
+        "read as it is appended would be split into several runs",
+        f"import the file once its run is written: valuechain import {path}",
+        code=Code.E_NOT_OTLP.value,
+    )
 
 
 def _read_line(handle: Any, limit: int) -> bytes | None:

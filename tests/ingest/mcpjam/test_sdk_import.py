@@ -49,3 +49,16 @@ def test_eval_trace_span_json_is_rejected_by_name(tmp_path: Path) -> None:
         result = store.import_paths([path])
     assert result.sources[0].outcome == "rejected"
     assert "EvalTraceSpan" in str(result.sources[0].error)
+
+
+CAPTURED = sorted(ROOT.parent.glob("*/captured/*"))
+
+
+def test_a_captured_folder_holds_only_sdk_bodies_and_imports_whole(tmp_path: Path) -> None:
+    assert len(CAPTURED) == 6, CAPTURED
+    for n, folder in enumerate(CAPTURED):
+        with valuechain.open(tmp_path / f"{n}.duckdb") as store:
+            result = store.import_paths([folder])
+        assert result.ok, folder
+        assert {s.outcome for s in result.sources} == {"imported"}, (folder, result.sources)
+        assert all(s.error is None and not s.issues for s in result.sources), folder

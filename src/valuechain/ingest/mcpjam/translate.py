@@ -120,7 +120,7 @@ def _run_facts(
     settings = dict(run.settings)
     settings.setdefault("suiteName", run.suite_name)
     run_id = run.external_run_id or "sdkrun_" + run.digest()[:16]
-    variants = [variant_of(r) for r in results]
+    variants = variants_of(results)
     cases = [ident.case_key(r) for r in results]
     contents = [ident.short_hash(ident.case_content(r)) for r in results]
     expected = settings.get("expectedIterations")
@@ -208,9 +208,38 @@ def _pass_threshold(settings: dict[str, Any]) -> float:
     return 1.0
 
 
-def variant_of(result: dict[str, Any]) -> tuple[str, str]:
+def variants_of(results: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Each result's (provider, model) (`_variant_fields`), a missing provider taken from the run:
+    the one provider its other results name with the same model, else the run's one provider
+    when it names only one. The SDK sets a span's `provider` only when its step finishes
+    (6d550c0 eval-trace-spans.ts:219–227); a provider call that throws ends the step in
+    `finalizeFailure` (:476–499) with only the `modelId` its start set (:191–194), and the
+    result mapping fills a span's missing `modelId` from the prompt but not its `provider`
+    (eval-result-mapping.ts:409–415), so without this a provider-error result is a variant
+    of its own.
+    Two providers for the model (or the run, for a result without a model) leave it
+    `unknown`."""
+    found = [_variant_fields(r) for r in results]
+    by_model: dict[str, set[str]] = {}
+    for provider, model in found:
+        if provider and model:
+            by_model.setdefault(model, set()).add(provider)
+    everywhere = {p for providers in by_model.values() for p in providers}
+    everywhere |= {p for p, m in found if p and not m}
+    out = []
+    for given, model in found:
+        provider = given
+        if not provider:
+            named = by_model.get(model, set()) if model else set()
+            if len(named) == 1 or (not named and len(everywhere) == 1):
+                provider = next(iter(named or everywhere))
+        out.append((provider or "unknown", model or "unknown"))
+    return out
+
+
+def _variant_fields(result: dict[str, Any]) -> tuple[str | None, str | None]:
     """(provider, model): the result's, else the trace spans' `modelId` / `provider`
-    (EvalSuite and EvalTest auto-save results set neither)."""
+    (EvalSuite and EvalTest auto-save results set neither); None for what none names."""
     provider, model = result.get("provider"), result.get("model")
     if not model or not provider:
         for span in trace_spans_of(result):
@@ -220,4 +249,7 @@ def variant_of(result: dict[str, Any]) -> tuple[str, str]:
                 provider = span["provider"]
     if isinstance(model, str) and "/" in model and not provider:
         provider, model = model.split("/", 1)
-    return (provider or "unknown", model or "unknown")
+    return (
+        provider if isinstance(provider, str) and provider else None,
+        model if isinstance(model, str) and model else None,
+    )
