@@ -183,3 +183,31 @@ def test_a_document_then_gigabytes_of_whitespace_imports_in_bounded_memory(
         f"{peaks[176] / 1024:.0f} MiB with 176 MiB"
     )
     assert (peaks[176] - peaks[16]) / 1024 < 40, peaks  # it was twice the run: 320 MiB
+
+
+# Bombs whose first bytes start a JSON document, or a protobuf request (issue 38.2: each was
+# read whole to the cap: 356 → 989 MiB and 323 → 794 MiB from a 32 to a 192 MiB cap)
+_STARTS = {"json-start": b'{"a":', "newline": b"\n"}
+
+
+@pytest.mark.parametrize("start", list(_STARTS))
+def test_a_bomb_after_a_plausible_start_does_not_grow_with_the_cap(
+    tmp_path: Path, start: str
+) -> None:
+    """A plausible start, then zeros: the decoder's issue comes from the first batch of them,
+    the rest is inflated to the cap and counted, not held."""
+    bomb = _bomb(tmp_path / f"{start}.gz", b"\x00", 224, _STARTS[start])
+    peaks = {}
+    for cap_mib in (32, 192):
+        cap = cap_mib << 20
+        store = tmp_path / f"{cap_mib}.duckdb"
+        done, peaks[cap_mib] = _import(store, "--max-decompressed-bytes", str(cap), bomb)
+        assert done.returncode == 1, done.stderr
+        said = " ".join(done.stderr.split())
+        assert f"{bomb}: decompressed size exceeds the cap of {cap} bytes" in said, said
+        assert "E_TOO_LARGE 1" in " ".join(done.stdout.split())
+    print(
+        f"{start} + zeros: peak RSS {peaks[32] / 1024:.0f} MiB at a 32 MiB cap, "
+        f"{peaks[192] / 1024:.0f} MiB at 192 MiB"
+    )
+    assert (peaks[192] - peaks[32]) / 1024 < 40, peaks
