@@ -75,6 +75,11 @@ class Pieces:
         self._after_gap: bytes | None = None
         self._blank = b""  # the last blank piece (b"" never equals a piece read)
 
+    @property
+    def after_gap(self) -> bytes:
+        """The content after the ``Gap`` just read (b"" when there is none)."""
+        return self._after_gap or b""
+
     def read(self) -> bytes | Gap | None:
         if self._after_gap is not None:
             piece, self._after_gap = self._after_gap, None

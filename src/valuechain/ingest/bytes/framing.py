@@ -290,17 +290,39 @@ class Framer:
             end = buf.find(b"\n", size)
         line = bytes(buf[first:end]) if end >= 0 else b""
         rest_blank = end < 0 or not bytes(buf[end:]).strip()
+        gap = None
+        if end >= 0 and rest_blank and parses(line):  # lines may follow a long blank run
+            gap, rest_blank = self._blank_on(buf)
         if end < 0 or rest_blank or not parses(line):
             yield self._whole(buf)  # one document, or not NDJSON: the one-shot path
             return
         self.framing, self.streamed = "stream", True
         del buf[:start]
-        yield from self._line_parts(buf, start, 1)
+        yield from self._line_parts(buf, start, 1, gap)
 
-    def _line_parts(self, buf: bytearray, offset: int, line_no: int) -> Iterator[Part]:
-        """Parts of whole lines from ``buf`` on (it starts line ``line_no`` at ``offset``)."""
+    def _blank_on(self, buf: bytearray) -> tuple[Gap | None, bool]:
+        """Read on while what follows the first line is blank: (the long blank run that more
+        content follows, to skip, or None; whether all of it was blank, to the end)."""
         while True:
-            more = self._fill_lines(buf, self.batch_bytes + 1)
+            size = len(buf)
+            more = self._fill_lines(buf, size + 1)
+            if more is False:
+                return None, True
+            if isinstance(more, Gap):
+                if self._pieces.after_gap.strip():
+                    return more, False
+                buf += more.restored()  # \v or \f: blank to the one-shot reading, not to JSON
+            elif bytes(buf[size:]).strip():
+                return None, False
+
+    def _line_parts(
+        self, buf: bytearray, offset: int, line_no: int, gap: Gap | None = None
+    ) -> Iterator[Part]:
+        """Parts of whole lines from ``buf`` on (it starts line ``line_no`` at ``offset``;
+        ``gap``: a long blank run read after ``buf``, content after it)."""
+        while True:
+            more = gap or self._fill_lines(buf, self.batch_bytes + 1)
+            gap = None
             cut = max(last_line_start(buf), 0)  # the tail starts with the last non-blank line
             if more is True and cut <= 0:  # one line longer than a batch: read on
                 more = self._fill_lines(buf, len(buf) + self.batch_bytes)
@@ -310,9 +332,13 @@ class Framer:
                 yield Lines(bytes(buf), offset, line_no, True)
                 return
             if isinstance(more, Gap):  # blank lines between records: skipped, still counted
-                data, tail = bytes(buf), more.last_line()
-                yield Lines(data, offset, line_no, False)
-                offset += len(data) + more.size - len(tail)
+                data, tail = bytes(buf), self._gap_tail(more)
+                if tail and not more.newlines:  # the line the content goes on starts in buf
+                    line_start = buf.rfind(b"\n") + 1
+                    data, tail = bytes(buf[:line_start]), bytes(buf[line_start:]) + tail
+                if data:
+                    yield Lines(data, offset, line_no, False)
+                offset += len(buf) + more.size - len(tail)  # where tail starts
                 line_no += data.count(b"\n") + more.newlines
                 buf[:] = tail
                 continue
@@ -321,6 +347,13 @@ class Framer:
             yield Lines(data, offset, line_no, False)
             offset += len(data)
             line_no += data.count(b"\n")
+
+    def _gap_tail(self, gap: Gap) -> bytes:
+        """What of a blank run between lines starts the line the content after it goes on:
+        nothing when that line is blank to its end (spaces, then a newline and a record)."""
+        after = self._pieces.after_gap
+        nl = after.find(b"\n")
+        return b"" if nl >= 0 and not after[:nl].strip() else gap.last_line()
 
     # ------------------------------------------------------------------ a single document
     def _items(self, buf: bytearray, first: int, begin: int) -> Iterator[Part]:
