@@ -152,3 +152,30 @@ def test_a_run_of_nuls_after_json_or_a_broken_request_is_counted_not_held(
     assert _issues(data, 64) == whole
     if data.endswith(b"\x00"):
         assert held and held[0] < len(data) - 4000, held  # the run's rest was not held
+
+
+_LINE = b'{"resourceSpans": []}'
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _LINE + b"\n" + b" " * 9000 + b"\n" + _LINE + b"\n",  # lines after a blank first batch
+        _LINE + b"\n" + b" " * 9000 + b"  \n" + _LINE,  # the run's line ends in the next piece
+        _LINE + b"\n" + b" " * 9000 + b"\x0b\n" + _LINE,  # \v: blank to a line, not to JSON
+        _LINE + b"\n" + b" " * 9000 + b"\x0b",  # a document: the one-shot path
+        _LINE + b"\n" + b" " * 9000 + b"x\n" + _LINE,  # the broken line starts in the batch
+        (_LINE + b"\n") * 2 + b" " * 9000 + b"x\n" + _LINE,
+        _LINE + b"\n" + b" " * 9000 + _LINE + b"\n",
+    ],
+)
+def test_lines_after_a_long_blank_run_read_as_read_whole(
+    data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first line, then a blank run longer than a batch, then more: streamed as NDJSON with
+    the run skipped (issue 38.2: it was read whole), the issues and their places those of the
+    body read whole — also where the line after the run starts before it."""
+    whole = _issues(data, 1 << 30)
+    monkeypatch.setattr(decode_module, "READ_CHUNK", 100)
+    assert _issues(data, 1000) == whole
+    assert _issues(data, 64) == whole
