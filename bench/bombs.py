@@ -109,7 +109,15 @@ def _import(tmp: Path, source: Path, what: str, cap_gib: int) -> None:
     store = tmp / "bombs.duckdb"
     for stale in (store, store.with_name(store.name + ".wal")):
         stale.unlink(missing_ok=True)
-    command = [sys.executable, "-c", _MEASURE, "--store", str(store), "import"]
+    command = [
+        sys.executable,
+        "-c",
+        _MEASURE,
+        "--store",
+        str(store),
+        "import",
+        *os.environ.get("BENCH_IMPORT_ARGS", "").split(),
+    ]
     command += ["--max-decompressed-bytes", str(cap_gib * GIB), str(source)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     measured = [ln for ln in done.stderr.splitlines() if ln.startswith("measured ")]
