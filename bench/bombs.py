@@ -12,7 +12,8 @@ Each import is the CLI (``valuechain import``, its default workers) in a child p
 reports its own peak RSS (``VmHWM``: ``ru_maxrss`` would keep this process's peak across fork
 and exec), its CPU (user + system, with its children's) and its wall time. The compressed
 inputs are written a MiB at a time into a temporary folder, removed afterwards (10 GiB of
-zeros is 10 MB of gzip). ``$BENCH_BOMB_GIB`` and ``$BENCH_SPACES_GIB`` change the sizes.
+zeros is 10 MB of gzip). ``$BENCH_BOMB_GIB`` and ``$BENCH_SPACES_GIB`` change the sizes,
+``$BENCH_IMPORT_ARGS`` adds import options (``--workers 0``: the decode in-process).
 """
 
 from __future__ import annotations
@@ -109,15 +110,8 @@ def _import(tmp: Path, source: Path, what: str, cap_gib: int) -> None:
     store = tmp / "bombs.duckdb"
     for stale in (store, store.with_name(store.name + ".wal")):
         stale.unlink(missing_ok=True)
-    command = [
-        sys.executable,
-        "-c",
-        _MEASURE,
-        "--store",
-        str(store),
-        "import",
-        *os.environ.get("BENCH_IMPORT_ARGS", "").split(),
-    ]
+    command = [sys.executable, "-c", _MEASURE, "--store", str(store), "import"]
+    command += os.environ.get("BENCH_IMPORT_ARGS", "").split()  # e.g. --workers 0
     command += ["--max-decompressed-bytes", str(cap_gib * GIB), str(source)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     measured = [ln for ln in done.stderr.splitlines() if ln.startswith("measured ")]
