@@ -2,14 +2,18 @@
 
 - 10 GiB of zeros, gzip and zstd, imported at a 1 GiB and at a 4 GiB cap: rejected at the cap
   (``E_TOO_LARGE``); the peak must not grow with the cap.
+- the same after a JSON document's start (``{"a":``) and after a newline (0x0A, a protobuf
+  request's first byte), gzip, at both caps.
 - one document, then 5 GiB of spaces, gzip: at the default 4 GiB cap (the document imported,
-  ``E_TOO_LARGE`` for the rest) and at a 6 GiB cap (imported whole).
+  ``E_TOO_LARGE`` for the rest) and at a 6 GiB cap (imported whole); and the same with a
+  newline and the document again after the spaces (NDJSON lines around a long blank run).
 
 Each import is the CLI (``valuechain import``, its default workers) in a child process that
 reports its own peak RSS (``VmHWM``: ``ru_maxrss`` would keep this process's peak across fork
 and exec), its CPU (user + system, with its children's) and its wall time. The compressed
 inputs are written a MiB at a time into a temporary folder, removed afterwards (10 GiB of
-zeros is 10 MB of gzip). ``$BENCH_BOMB_GIB`` and ``$BENCH_SPACES_GIB`` change the sizes.
+zeros is 10 MB of gzip). ``$BENCH_BOMB_GIB`` and ``$BENCH_SPACES_GIB`` change the sizes,
+``$BENCH_IMPORT_ARGS`` adds import options (``--workers 0``: the decode in-process).
 """
 
 from __future__ import annotations
@@ -58,15 +62,32 @@ def run(size_mb: int = 0) -> None:
             for cap_gib in (1, 4):
                 _import(tmp, bomb, f"{BOMB_GIB} GiB of zeros{suffix}", cap_gib)
             bomb.unlink()
+        for name, head in (("json-start", b'{"a":'), ("newline", b"\n")):
+            bomb = _write(tmp / f"{name}-zeros-{BOMB_GIB}gib.gz", b"\x00", BOMB_GIB * 1024, head)
+            for cap_gib in (1, 4):
+                _import(tmp, bomb, f"{name} then {BOMB_GIB} GiB of zeros (.gz)", cap_gib)
+            bomb.unlink()
         doc = write_export(tmp / "one.json", SynthConfig(runs=1, cases=1, models=1, reps=1)).path
         head = doc.read_bytes().strip() + b"\n"
         spaces = _write(tmp / f"doc-{SPACES_GIB}gib-spaces.json.gz", b" ", SPACES_GIB * 1024, head)
         for cap_gib in (4, SPACES_GIB + 1):
             _import(tmp, spaces, f"a document then {SPACES_GIB} GiB of spaces (.gz)", cap_gib)
+        spaces.unlink()
+        lines = _write(
+            tmp / f"lines-{SPACES_GIB}gib-spaces.json.gz",
+            b" ",
+            SPACES_GIB * 1024,
+            head,
+            b"\n" + head,
+        )
+        for cap_gib in (4, SPACES_GIB + 1):
+            what = f"a line, {SPACES_GIB} GiB of spaces, a newline and the line again (.gz)"
+            _import(tmp, lines, what, cap_gib)
 
 
-def _write(path: Path, fill: bytes, mib: int, head: bytes = b"") -> Path:
-    """``head`` then ``mib`` MiB of ``fill``, compressed as the suffix says, a MiB at a time."""
+def _write(path: Path, fill: bytes, mib: int, head: bytes = b"", tail: bytes = b"") -> Path:
+    """``head``, ``mib`` MiB of ``fill`` and ``tail``, compressed as the suffix says, a MiB at a
+    time."""
     block = fill * MIB
     if path.suffix == ".gz":
         engine = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -74,12 +95,14 @@ def _write(path: Path, fill: bytes, mib: int, head: bytes = b"") -> Path:
             out.write(engine.compress(head))
             for _ in range(mib):
                 out.write(engine.compress(block))
+            out.write(engine.compress(tail))
             out.write(engine.flush())
     else:
         with zstd_open_write(path) as out:
             out.write(head)
             for _ in range(mib):
                 out.write(block)
+            out.write(tail)
     return path
 
 
@@ -88,6 +111,7 @@ def _import(tmp: Path, source: Path, what: str, cap_gib: int) -> None:
     for stale in (store, store.with_name(store.name + ".wal")):
         stale.unlink(missing_ok=True)
     command = [sys.executable, "-c", _MEASURE, "--store", str(store), "import"]
+    command += os.environ.get("BENCH_IMPORT_ARGS", "").split()  # e.g. --workers 0
     command += ["--max-decompressed-bytes", str(cap_gib * GIB), str(source)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     measured = [ln for ln in done.stderr.splitlines() if ln.startswith("measured ")]

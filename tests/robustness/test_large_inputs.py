@@ -119,9 +119,9 @@ def test_a_decompression_bomb_stops_at_the_cap(tmp_path: Path) -> None:
     assert peak < baseline + (48 << 10), (peak, baseline)  # never the 64 MiB
 
 
-def _bomb(path: Path, fill: bytes, mib: int, head: bytes = b"") -> Path:
-    """``head``, then ``mib`` MiB of ``fill``, compressed as ``path``'s suffix says, written a
-    MiB at a time (never held whole)."""
+def _bomb(path: Path, fill: bytes, mib: int, head: bytes = b"", tail: bytes = b"") -> Path:
+    """``head``, then ``mib`` MiB of ``fill``, then ``tail``, compressed as ``path``'s suffix
+    says, written a MiB at a time (never held whole)."""
     block = fill * (1 << 20)
     if path.suffix == ".gz":
         engine = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -129,12 +129,14 @@ def _bomb(path: Path, fill: bytes, mib: int, head: bytes = b"") -> Path:
             out.write(engine.compress(head))
             for _ in range(mib):
                 out.write(engine.compress(block))
+            out.write(engine.compress(tail))
             out.write(engine.flush())
     else:
         with zstd_open_write(path) as out:
             out.write(head)
             for _ in range(mib):
                 out.write(block)
+            out.write(tail)
     return path
 
 
@@ -183,3 +185,51 @@ def test_a_document_then_gigabytes_of_whitespace_imports_in_bounded_memory(
         f"{peaks[176] / 1024:.0f} MiB with 176 MiB"
     )
     assert (peaks[176] - peaks[16]) / 1024 < 40, peaks  # it was twice the run: 320 MiB
+
+
+# Bombs whose first bytes start a JSON document, or a protobuf request (issue 38.2: each was
+# read whole to the cap: 356 → 989 MiB and 323 → 794 MiB from a 32 to a 192 MiB cap)
+_STARTS = {"json-start": b'{"a":', "newline": b"\n"}
+
+
+@pytest.mark.parametrize("start", list(_STARTS))
+def test_a_bomb_after_a_plausible_start_does_not_grow_with_the_cap(
+    tmp_path: Path, start: str
+) -> None:
+    """A plausible start, then zeros: the decoder's issue comes from the first batch of them,
+    the rest is inflated to the cap and counted, not held."""
+    bomb = _bomb(tmp_path / f"{start}.gz", b"\x00", 224, _STARTS[start])
+    peaks = {}
+    for cap_mib in (32, 192):
+        cap = cap_mib << 20
+        store = tmp_path / f"{cap_mib}.duckdb"
+        done, peaks[cap_mib] = _import(store, "--max-decompressed-bytes", str(cap), bomb)
+        assert done.returncode == 1, done.stderr
+        said = " ".join(done.stderr.split())
+        assert f"{bomb}: decompressed size exceeds the cap of {cap} bytes" in said, said
+        assert "E_TOO_LARGE 1" in " ".join(done.stdout.split())
+    print(
+        f"{start} + zeros: peak RSS {peaks[32] / 1024:.0f} MiB at a 32 MiB cap, "
+        f"{peaks[192] / 1024:.0f} MiB at 192 MiB"
+    )
+    assert (peaks[192] - peaks[32]) / 1024 < 40, peaks
+
+
+def test_lines_after_a_long_blank_run_import_in_bounded_memory(tmp_path: Path) -> None:
+    """A first NDJSON line, a run of spaces longer than a batch, then the next line: streamed,
+    the run skipped (issue 38.2: read whole, as one body)."""
+    line = _export("x") + b"\n"
+    peaks = {}
+    for mib in (16, 176):
+        source = _bomb(tmp_path / f"lines{mib}.json.gz", b" ", mib, line, b"\n" + line)
+        done, peaks[mib] = _import(tmp_path / f"{mib}.duckdb", source)
+        assert done.returncode == 0, done.stderr
+        with Database(tmp_path / f"{mib}.duckdb", read_only=True) as db:
+            stored = db.fetch_one("SELECT count(*) FROM core.spans")
+            codes = db.fetch_one("SELECT list(code) FROM issues")
+        assert stored == (1,) and codes == (["I_DUPLICATE_IDENTICAL"],)  # the span twice
+    print(
+        f"line + spaces + line: peak RSS {peaks[16] / 1024:.0f} MiB with 16 MiB of them, "
+        f"{peaks[176] / 1024:.0f} MiB with 176 MiB"
+    )
+    assert (peaks[176] - peaks[16]) / 1024 < 40, peaks

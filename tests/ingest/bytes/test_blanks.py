@@ -89,3 +89,16 @@ def test_ndjson_after_a_blank_run_keeps_its_lines_and_offsets(otlp: SimpleNamesp
     (found,) = parts.issues
     assert (found.line, found.byte_offset) == (3 * MIB // 1024 + 3, data.index(bad) - 3)
     assert parts.span_count == 3  # the bad one quarantined
+
+
+def test_a_run_of_spaces_in_pieces_of_many_lengths_holds_no_piece() -> None:
+    """A decompressor's spaces come in full chunks and in what is left of an input chunk:
+    each change of length was a piece held (20–30 MB a GiB, issue 38.2); a byte repeated is
+    held as the byte and its length."""
+    gap = Gap()
+    run = [b" " * MIB, b" " * (MIB - 7), b" " * MIB, b" " * 100, b" " * MIB] * 3
+    for piece in run:
+        gap.add(piece)
+    assert all(len(unit) == 1 for unit, *_ in gap.runs)
+    assert gap.size == sum(map(len, run)) and gap.restored() == b"".join(run)
+    assert gap.last_line() == b"".join(run) and gap.last_byte() == b" "

@@ -27,30 +27,40 @@ def blank(piece: bytes) -> bool:
 
 @dataclass(slots=True)
 class Gap:
-    """A run of blank pieces too long to hold: each run of identical pieces once, counted."""
+    """A run of blank pieces too long to hold: each run of identical pieces once, counted. A
+    piece of one byte repeated (a decompressor's run of spaces) is kept as that byte and its
+    length, not its bytes: its pieces come in several lengths (a full output chunk, and what
+    is left of an input chunk), and holding one of each change took 20–30 MB a GiB."""
 
-    runs: list[tuple[bytes, int, int]] = field(default_factory=list)  # piece, times, newlines
+    # (the piece, or its one byte repeated; its length; how many times; its newlines)
+    runs: list[tuple[bytes, int, int, int]] = field(default_factory=list)
     size: int = 0
     newlines: int = 0
 
     def add(self, piece: bytes) -> None:
-        if self.runs and self.runs[-1][0] == piece:
-            last, times, newlines = self.runs[-1]
-            self.runs[-1] = (last, times + 1, newlines)
+        unit = piece[:1] if piece.count(piece[:1]) == len(piece) else piece
+        if self.runs and self.runs[-1][0] == unit and self.runs[-1][1] == len(piece):
+            last, length, times, newlines = self.runs[-1]
+            self.runs[-1] = (last, length, times + 1, newlines)
         else:
             newlines = piece.count(b"\n")
-            self.runs.append((piece, 1, newlines))
+            self.runs.append((unit, len(piece), 1, newlines))
         self.size += len(piece)
         self.newlines += newlines
 
+    @staticmethod
+    def _piece(unit: bytes, length: int) -> bytes:
+        return unit if len(unit) == length else unit * length
+
     def restored(self) -> bytes:
         """The run byte for byte."""
-        return b"".join(piece * times for piece, times, _ in self.runs)
+        return b"".join(self._piece(unit, length) * times for unit, length, times, _ in self.runs)
 
     def last_line(self) -> bytes:
         """The run's bytes after its last newline (all of it when it holds none)."""
         tail: list[bytes] = []
-        for piece, times, newlines in reversed(self.runs):
+        for unit, length, times, newlines in reversed(self.runs):
+            piece = self._piece(unit, length)
             if newlines:
                 tail.append(piece[piece.rindex(b"\n") + 1 :])
                 break
@@ -74,6 +84,11 @@ class Pieces:
         self._blank_run = 0  # blank bytes passed on since the last content
         self._after_gap: bytes | None = None
         self._blank = b""  # the last blank piece (b"" never equals a piece read)
+
+    @property
+    def after_gap(self) -> bytes:
+        """The content after the ``Gap`` just read (b"" when there is none)."""
+        return self._after_gap or b""
 
     def read(self) -> bytes | Gap | None:
         if self._after_gap is not None:

@@ -18,7 +18,11 @@ independently, in bounded memory, by any process:
   batch, no more.)
 
 Whitespace is not records: a run of it longer than a batch is counted, not held (``blanks``),
-so a document followed by gigabytes of spaces reads in the memory of the document.
+so a document followed by gigabytes of spaces reads in the memory of the document. Nor is a
+run of NUL bytes at the end of JSON text, or of a would-be protobuf request once a top-level
+field shows it is none, read whole: past a batch of it, the rest is counted (``Whole.nuls``),
+so ``{"a":`` or a newline and then gigabytes of zeros read in the memory of a batch and report
+the very issue (code, line, byte range) the whole body would.
 
 Cuts never split a record, but for a single document's spans (``Items``). NDJSON parts are
 cut before the last non-blank line seen, so every part but the final one is followed by another
@@ -43,6 +47,7 @@ DEFAULT_BATCH_BYTES = 8 << 20
 MAX_RECORD_BYTES = 1 << 30  # a longer length prefix is corrupt framing, not a record
 _PREFIX = struct.Struct(">I")
 _PROTO_FIRST = 0x0A  # field 1 (resource_spans), wire type 2: how every trace request starts
+_NULS_KEPT = 4096  # NUL bytes of a run always held: what ``describe_text`` reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +80,62 @@ class Items:
 @dataclass(frozen=True, slots=True)
 class Whole:
     data: bytes
+    # NUL bytes that followed ``data`` to the end of the source, counted, not held: the end
+    # of a run of them longer than a batch, in JSON text (NUL is never JSON: the text is
+    # broken at or before the first one, which ``data`` keeps) or in a protobuf request
+    # whose top-level fields already showed it is none (``TopLevel``)
+    nuls: int = 0
 
 
 Part = Lines | Records | Items | Whole
+
+
+class TopLevel:
+    """The top-level fields of a protobuf message, walked as its bytes arrive: ``broken``
+    once one is a field no parser takes (field number 0, wire type 6 or 7), whatever
+    follows. A group (wire types 3, 4) or an over-long varint ends the walk, undecided."""
+
+    def __init__(self) -> None:
+        self.pos = 0  # where the next field starts
+        self.done = False
+
+    def broken(self, data: bytes | bytearray) -> bool:
+        while not self.done:
+            tag, pos = _varint(data, self.pos)
+            if pos < 0:
+                return False
+            field, wire = tag >> 3, tag & 7
+            if field == 0 or wire in (6, 7):
+                self.done = True
+                return True
+            if wire in (3, 4):
+                self.done = True
+            elif wire == 0:
+                pos = _varint(data, pos)[1]
+                if pos < 0:
+                    return False
+            elif wire == 2:
+                size, pos = _varint(data, pos)
+                if pos < 0:
+                    return False
+                pos += size
+            else:
+                pos += 8 if wire == 1 else 4
+            self.pos = pos
+        return False
+
+
+def _varint(data: bytes | bytearray, pos: int) -> tuple[int, int]:
+    """The varint at ``pos`` and where it ends; (0, -1) when ``data`` ends first or it is longer
+    than 10 bytes (then the walk is done)."""
+    value = shift = 0
+    for i in range(pos, min(len(data), pos + 10)):
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i + 1
+        shift += 7
+    return 0, -1
 
 
 def length_prefixed(head: bytes) -> bool:
@@ -125,6 +183,9 @@ class Framer:
         self.documents = documents
         self.framing = "single"  # single | stream | length-prefixed (final after iteration)
         self.streamed = False  # whether the source was read in several parts
+        self._count_nuls = False  # whether ``_fill_nuls`` counts a long run of NUL bytes
+        self._nul_run = 0  # the NUL bytes ending what ``_fill_nuls`` has held
+        self._nuls = 0  # and those it counted after them, not held (see ``Whole.nuls``)
 
     def _fill(self, buf: bytearray, want: int) -> bool:
         """Read until ``buf`` holds ``want`` bytes; False at the end of the input. A long
@@ -134,6 +195,30 @@ class Framer:
             if piece is None:
                 return False
             buf += piece.restored() if isinstance(piece, Gap) else piece
+        return True
+
+    def _fill_nuls(self, buf: bytearray, want: int) -> bool:
+        """``_fill`` for a body read whole that can no longer be read as one (JSON text, which
+        never holds a NUL byte, or a request with a field no request has): once ``buf`` ends in
+        a batch of NUL bytes, more of them are counted, not held (``self._nuls``); content after
+        them brings them back byte for byte (where it is matters to the decoder's issues)."""
+        while len(buf) < want:
+            piece = self._pieces.read()
+            if piece is None:
+                return False
+            if isinstance(piece, Gap):
+                piece = piece.restored()
+            if piece.count(0) == len(piece):
+                if self._count_nuls and self._nul_run >= max(self.batch_bytes, _NULS_KEPT):
+                    self._nuls += len(piece)
+                    continue
+                self._nul_run += len(piece)
+            else:
+                if self._nuls:
+                    buf += bytes(self._nuls)
+                    self._nuls = 0
+                self._nul_run = len(piece) - len(piece.rstrip(b"\x00")) if piece[-1] == 0 else 0
+            buf += piece
         return True
 
     def _fill_lines(self, buf: bytearray, want: int) -> bool | Gap:
@@ -173,37 +258,71 @@ class Framer:
             # held, to its end or the decompressed-size cap (10 GiB of zeros: the cap's error)
             yield Whole(bytes(buf))
             self._pieces.drain()
+        elif first < len(buf):  # perhaps one protobuf request: its bytes as they are
+            self._pieces.text = False
+            yield self._request(buf)
         else:
-            if first < len(buf):  # perhaps one protobuf request: its bytes as they are
-                self._pieces.text = False
             yield self._whole(buf)
 
     def _whole(self, buf: bytearray) -> Whole:
-        while self._fill(buf, len(buf) + 1):
+        while self._fill_nuls(buf, len(buf) + 1):
             pass
-        return Whole(bytes(buf))
+        return Whole(bytes(buf), self._nuls)
+
+    def _request(self, buf: bytearray) -> Whole:
+        """Perhaps one protobuf request, read whole; once its top-level fields show it is none
+        (``TopLevel``), a long run of NUL bytes is counted, not held (``_fill_nuls``)."""
+        top = TopLevel()
+        self._nul_run = len(buf) - len(buf.rstrip(b"\x00"))
+        while True:
+            self._count_nuls = self._count_nuls or top.broken(buf)
+            if not self._fill_nuls(buf, len(buf) + 1):
+                return Whole(bytes(buf), self._nuls)
 
     # ------------------------------------------------------------------ NDJSON
     def _lines(self, buf: bytearray, start: int, first: int) -> Iterator[Part]:
+        self._count_nuls, self._nul_run = True, len(buf) - len(buf.rstrip(b"\x00"))
         end = buf.find(b"\n", first)
         while end < 0:  # the first line is longer than a batch: read on to its end
             size = len(buf)
-            if not self._fill(buf, size + self.batch_bytes):
+            if not self._fill_nuls(buf, size + self.batch_bytes):
                 break
             end = buf.find(b"\n", size)
         line = bytes(buf[first:end]) if end >= 0 else b""
         rest_blank = end < 0 or not bytes(buf[end:]).strip()
+        gap = None
+        if end >= 0 and rest_blank and parses(line):  # lines may follow a long blank run
+            gap, rest_blank = self._blank_on(buf)
         if end < 0 or rest_blank or not parses(line):
             yield self._whole(buf)  # one document, or not NDJSON: the one-shot path
             return
         self.framing, self.streamed = "stream", True
         del buf[:start]
-        yield from self._line_parts(buf, start, 1)
+        yield from self._line_parts(buf, start, 1, gap)
 
-    def _line_parts(self, buf: bytearray, offset: int, line_no: int) -> Iterator[Part]:
-        """Parts of whole lines from ``buf`` on (it starts line ``line_no`` at ``offset``)."""
+    def _blank_on(self, buf: bytearray) -> tuple[Gap | None, bool]:
+        """Read on while what follows the first line is blank: (the long blank run that more
+        content follows, to skip, or None; whether all of it was blank, to the end)."""
         while True:
-            more = self._fill_lines(buf, self.batch_bytes + 1)
+            size = len(buf)
+            more = self._fill_lines(buf, size + 1)
+            if more is False:
+                return None, True
+            if isinstance(more, Gap):
+                if self._pieces.after_gap.strip():
+                    return more, False
+                buf += more.restored()  # \v or \f: blank to the one-shot reading, not to JSON
+            elif bytes(buf[size:]).strip():
+                return None, False
+
+    def _line_parts(
+        self, buf: bytearray, offset: int, line_no: int, gap: Gap | None = None
+    ) -> Iterator[Part]:
+        """Parts of whole lines from ``buf`` on (it starts line ``line_no`` at ``offset``;
+        ``gap``: a long blank run read after ``buf``, content after it)."""
+        while True:
+            more = gap or self._fill_lines(buf, self.batch_bytes + 1)
+            gap = None
             cut = max(last_line_start(buf), 0)  # the tail starts with the last non-blank line
             if more is True and cut <= 0:  # one line longer than a batch: read on
                 more = self._fill_lines(buf, len(buf) + self.batch_bytes)
@@ -213,9 +332,13 @@ class Framer:
                 yield Lines(bytes(buf), offset, line_no, True)
                 return
             if isinstance(more, Gap):  # blank lines between records: skipped, still counted
-                data, tail = bytes(buf), more.last_line()
-                yield Lines(data, offset, line_no, False)
-                offset += len(data) + more.size - len(tail)
+                data, tail = bytes(buf), self._gap_tail(more)
+                if tail and not more.newlines:  # the line the content goes on starts in buf
+                    line_start = buf.rfind(b"\n") + 1
+                    data, tail = bytes(buf[:line_start]), bytes(buf[line_start:]) + tail
+                if data:
+                    yield Lines(data, offset, line_no, False)
+                offset += len(buf) + more.size - len(tail)  # where tail starts
                 line_no += data.count(b"\n") + more.newlines
                 buf[:] = tail
                 continue
@@ -224,6 +347,13 @@ class Framer:
             yield Lines(data, offset, line_no, False)
             offset += len(data)
             line_no += data.count(b"\n")
+
+    def _gap_tail(self, gap: Gap) -> bytes:
+        """What of a blank run between lines starts the line the content after it goes on:
+        nothing when that line is blank to its end (spaces, then a newline and a record)."""
+        after = self._pieces.after_gap
+        nl = after.find(b"\n")
+        return b"" if nl >= 0 and not after[:nl].strip() else gap.last_line()
 
     # ------------------------------------------------------------------ a single document
     def _items(self, buf: bytearray, first: int, begin: int) -> Iterator[Part]:

@@ -60,8 +60,12 @@ class Broken:
     path: str | None = None  # the JSON path of what makes it unreadable, when one value does
 
 
-def split_values(data: bytes) -> Iterator[Value | Broken]:
-    """Yield the consecutive JSON values of ``data`` (BOM and leading whitespace stripped)."""
+def split_values(data: bytes, nuls: int = 0) -> Iterator[Value | Broken]:
+    """Yield the consecutive JSON values of ``data`` (BOM and leading whitespace stripped).
+
+    ``nuls`` NUL bytes followed ``data``, not held (``framing.Whole``): ``data`` ends in at
+    least one, so it breaks where the whole body would, and the value broken at the end
+    ends where the body's would."""
     start = len(BOM) if data.startswith(BOM) else 0
     body = data[start:]
     if not body.strip():
@@ -78,7 +82,7 @@ def split_values(data: bytes) -> Iterator[Value | Broken]:
     if parses(first):  # NDJSON / JSON Lines: one value per non-empty line
         yield from split_lines(body, start)
     else:
-        yield from _concatenated(body, start)
+        yield from _concatenated(body, start, nuls)
 
 
 def first_value(data: bytes) -> tuple[bytes, int, int]:
@@ -269,8 +273,9 @@ def _cut_by_eof(text: str, exc: json.JSONDecodeError) -> bool:
     return _CUT_TAIL.fullmatch(text, exc.pos) is not None
 
 
-def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
-    """Concatenated (pretty-printed) documents, or one document that does not parse."""
+def _concatenated(body: bytes, start: int, nuls: int = 0) -> Iterator[Value | Broken]:
+    """Concatenated (pretty-printed) documents, or one document that does not parse (``nuls``:
+    NUL bytes after ``body``, counted, not held)."""
     text = body.decode("utf-8", "replace")
     reading = _Reading()
     pos, line, byte_offset, parsed = 0, 1, start, 0
@@ -294,7 +299,7 @@ def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
                 Code.E_RECORD_TOO_DEEP,
                 line,
                 byte_offset,
-                byte_offset + len(raw.encode()),
+                byte_offset + len(raw.encode()) + (0 if resync else nuls),
                 TOO_DEEP_MESSAGE,
                 raw,
             )
@@ -309,7 +314,8 @@ def _concatenated(body: bytes, start: int) -> Iterator[Value | Broken]:
             else:
                 code = Code.E_INVALID_RECORD
                 message = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-            yield Broken(code, line, byte_offset, byte_offset + len(raw.encode()), message, raw)
+            size = len(raw.encode()) + (0 if resync else nuls)
+            yield Broken(code, line, byte_offset, byte_offset + size, message, raw)
         else:
             parsed += 1
             raw = text[pos:end]

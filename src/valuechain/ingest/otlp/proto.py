@@ -40,9 +40,10 @@ class TooDeepError(Exception):
     """A request nested beyond ``MAX_WIRE_DEPTH`` messages: the record is quarantined."""
 
 
-def parse_request(data: bytes) -> Any:
+def parse_request(data: bytes, nuls: int = 0) -> Any:
     """Parse one serialized request; raises ``DecodeError`` when the bytes are not one, and
-    ``TooDeepError`` when they are one nested too deeply to parse.
+    ``TooDeepError`` when they are one nested too deeply to parse (``nuls``: NUL bytes that
+    followed ``data``, counted, not held, after a field no request has: ``framing.TopLevel``).
 
     Nesting between upb's limit and ``MAX_WIRE_DEPTH`` is parsed again with the limit lifted
     (measured first without recursion, so the C parser never follows unbounded nesting);
@@ -52,7 +53,7 @@ def parse_request(data: bytes) -> Any:
     try:
         request.ParseFromString(data)
     except DecodeError:
-        depth = wire_depth(data, MAX_WIRE_DEPTH)
+        depth = wire_depth(data, MAX_WIRE_DEPTH, nuls)
         if depth <= _UPB_DEPTH or _upb is None:
             raise
         if depth > MAX_WIRE_DEPTH:
@@ -67,24 +68,31 @@ def parse_request(data: bytes) -> Any:
     return request
 
 
-def wire_depth(data: bytes, limit: int) -> int:
+def wire_depth(data: bytes, limit: int, nuls: int = 0) -> int:
     """How deep the messages of a serialized request nest (counting stops beyond ``limit``);
-    0 when the bytes are not the wire format of one. Iterative: it never recurses."""
-    stack = [(ExportTraceServiceRequest.DESCRIPTOR, len(data))]
+    0 when the bytes are not the wire format of one. Iterative: it never recurses. ``data``
+    is followed by ``nuls`` NUL bytes, not held: each two of them a field 0 of value 0."""
+    total = len(data) + nuls
+    stack = [(ExportTraceServiceRequest.DESCRIPTOR, total)]
     pos, deepest = 0, 1
     while stack:
         descriptor, end = stack[-1]
         if pos >= end:
             stack.pop()
             continue
-        tag, pos = _varint(data, pos)
+        if pos >= len(data):  # among the NUL bytes: to the message's end, or one beyond it
+            if (end - pos) % 2:
+                return 0
+            pos = end
+            continue
+        tag, pos = _varint(data, pos, total)
         wire = tag & 7
         if wire == 0:
-            pos = _varint(data, pos)[1]
+            pos = _varint(data, pos, total)[1]
         elif wire in (1, 5):
             pos += 8 if wire == 1 else 4
         elif wire == 2:
-            size, pos = _varint(data, pos)
+            size, pos = _varint(data, pos, total)
             if pos + size > end:
                 return 0
             field = descriptor.fields_by_number.get(tag >> 3)
@@ -102,7 +110,7 @@ def wire_depth(data: bytes, limit: int) -> int:
     return deepest
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
+def _varint(data: bytes, pos: int, total: int) -> tuple[int, int]:
     value = shift = 0
     while pos < len(data):
         byte = data[pos]
@@ -111,15 +119,17 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         if byte < 0x80:
             return value, pos
         shift += 7
-    return -1, len(data) + 1  # cut short: the caller sees pos beyond the end
+    if pos < total:  # a NUL byte after ``data`` ends it
+        return value, pos + 1
+    return -1, total + 1  # cut short: the caller sees pos beyond the end
 
 
-def bare_request(data: bytes) -> Any:
+def bare_request(data: bytes, nuls: int = 0) -> Any:
     """``data`` as one ExportTraceServiceRequest, if it parses as one that holds a real span
     (text that happens to start with a newline does not); ``TooDeepError`` when it is one
     nested too deeply to parse."""
     try:
-        request = parse_request(data)
+        request = parse_request(data, nuls)
     except DecodeError:  # TooDeepError is not one: it propagates
         return None
     for rs in request.resource_spans:

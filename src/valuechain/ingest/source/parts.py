@@ -45,7 +45,7 @@ class PartDecoder(RecordDecoder):
         elif isinstance(part, framing.Records):
             self._records(part.data, part.start, part.final)
         else:
-            self._whole(part.data)
+            self._whole(part.data, part.nuls if isinstance(part, framing.Whole) else 0)
         return self.result()
 
     def _check_utf8(self, data: bytes, start: int) -> None:
@@ -86,8 +86,9 @@ class PartDecoder(RecordDecoder):
                 self.item(item)
             number, offset = number + 1, stop + 1
 
-    def _whole(self, data: bytes) -> None:
-        """The one-shot path: the whole (decompressed) body, exactly as the reference reads it."""
+    def _whole(self, data: bytes, nuls: int = 0) -> None:
+        """The one-shot path: the whole (decompressed) body, exactly as the reference reads it
+        (``nuls``: NUL bytes after ``data``, counted, not held: ``framing.Whole``)."""
         wide = wide_text(data)
         if wide is not None:  # named before any reading tells of "binary data" or bad JSON
             self.reject(Code.E_NOT_OTLP, "byte 0", wide.problem(), wide.hint())
@@ -98,7 +99,7 @@ class PartDecoder(RecordDecoder):
             if self.fast is not None and head == b"{" and self._whole_fast(data):
                 self.framing = "single"
                 return
-            self.run_values(json_values.split_values(data))
+            self.run_values(json_values.split_values(data, nuls))
             self._locate_issues(data)
             return
         if not head:
@@ -115,11 +116,11 @@ class PartDecoder(RecordDecoder):
             return
         if data[0] == 0x0A:  # field 1 (resource_spans): perhaps one bare serialized request
             try:
-                request = otlp_proto.bare_request(data)
+                request = otlp_proto.bare_request(data, nuls)
             except otlp_proto.TooDeepError as exc:
                 self.framing = "single"
                 self.items += 1
-                message = f"{exc} (bytes 0–{len(data)})"
+                message = f"{exc} (bytes 0–{len(data) + nuls})"
                 self._broken_bytes(Where(0, None, 0), data, Code.E_RECORD_TOO_DEEP, message)
                 return
             if request is not None:
