@@ -58,22 +58,26 @@ def run(size_mb: int = 0) -> None:
     with tempfile.TemporaryDirectory(prefix="vc-bombs-") as folder:
         tmp = Path(folder)
         for suffix in (".gz", ".zst"):
-            bomb = _write(tmp / f"zeros-{BOMB_GIB}gib{suffix}", b"\x00", BOMB_GIB * 1024)
+            bomb = write_bomb(tmp / f"zeros-{BOMB_GIB}gib{suffix}", b"\x00", BOMB_GIB * 1024)
             for cap_gib in (1, 4):
                 _import(tmp, bomb, f"{BOMB_GIB} GiB of zeros{suffix}", cap_gib)
             bomb.unlink()
         for name, head in (("json-start", b'{"a":'), ("newline", b"\n")):
-            bomb = _write(tmp / f"{name}-zeros-{BOMB_GIB}gib.gz", b"\x00", BOMB_GIB * 1024, head)
+            bomb = write_bomb(
+                tmp / f"{name}-zeros-{BOMB_GIB}gib.gz", b"\x00", BOMB_GIB * 1024, head
+            )
             for cap_gib in (1, 4):
                 _import(tmp, bomb, f"{name} then {BOMB_GIB} GiB of zeros (.gz)", cap_gib)
             bomb.unlink()
         doc = write_export(tmp / "one.json", SynthConfig(runs=1, cases=1, models=1, reps=1)).path
         head = doc.read_bytes().strip() + b"\n"
-        spaces = _write(tmp / f"doc-{SPACES_GIB}gib-spaces.json.gz", b" ", SPACES_GIB * 1024, head)
+        spaces = write_bomb(
+            tmp / f"doc-{SPACES_GIB}gib-spaces.json.gz", b" ", SPACES_GIB * 1024, head
+        )
         for cap_gib in (4, SPACES_GIB + 1):
             _import(tmp, spaces, f"a document then {SPACES_GIB} GiB of spaces (.gz)", cap_gib)
         spaces.unlink()
-        lines = _write(
+        lines = write_bomb(
             tmp / f"lines-{SPACES_GIB}gib-spaces.json.gz",
             b" ",
             SPACES_GIB * 1024,
@@ -85,9 +89,9 @@ def run(size_mb: int = 0) -> None:
             _import(tmp, lines, what, cap_gib)
 
 
-def _write(path: Path, fill: bytes, mib: int, head: bytes = b"", tail: bytes = b"") -> Path:
-    """``head``, ``mib`` MiB of ``fill`` and ``tail``, compressed as the suffix says, a MiB at a
-    time."""
+def write_bomb(path: Path, fill: bytes, mib: int, head: bytes = b"", tail: bytes = b"") -> Path:
+    """``head``, then ``mib`` MiB of ``fill``, then ``tail``, compressed as ``path``'s suffix
+    says, written a MiB at a time (never held whole); tests/robustness writes its bombs so too."""
     block = fill * MIB
     if path.suffix == ".gz":
         engine = zlib.compressobj(9, zlib.DEFLATED, 31)

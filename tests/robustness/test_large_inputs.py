@@ -16,13 +16,12 @@ import json
 import os
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
+from bench.bombs import write_bomb
 from processes import ENV
 
-from valuechain.ingest.bytes.compression import zstd_open_write
 from valuechain.store import Database
 
 HUGE_MB = int(os.environ.get("VALUECHAIN_HUGE_MB", "8"))
@@ -119,33 +118,12 @@ def test_a_decompression_bomb_stops_at_the_cap(tmp_path: Path) -> None:
     assert peak < baseline + (48 << 10), (peak, baseline)  # never the 64 MiB
 
 
-def _bomb(path: Path, fill: bytes, mib: int, head: bytes = b"", tail: bytes = b"") -> Path:
-    """``head``, then ``mib`` MiB of ``fill``, then ``tail``, compressed as ``path``'s suffix
-    says, written a MiB at a time (never held whole)."""
-    block = fill * (1 << 20)
-    if path.suffix == ".gz":
-        engine = zlib.compressobj(9, zlib.DEFLATED, 31)
-        with path.open("wb") as out:
-            out.write(engine.compress(head))
-            for _ in range(mib):
-                out.write(engine.compress(block))
-            out.write(engine.compress(tail))
-            out.write(engine.flush())
-    else:
-        with zstd_open_write(path) as out:
-            out.write(head)
-            for _ in range(mib):
-                out.write(block)
-            out.write(tail)
-    return path
-
-
 @pytest.mark.parametrize("suffix", [".gz", ".zst"])
 def test_a_bomb_s_memory_does_not_grow_with_the_cap(tmp_path: Path, suffix: str) -> None:
     """Zeros are neither JSON, records nor a protobuf request: the first batch says so, the
     rest is inflated to the cap unkept (issue 38.2: 10 GiB of zeros took 8.67 GB at a 4 GiB
     cap, twice the cap; 255 MB now at any cap)."""
-    bomb = _bomb(tmp_path / f"zeros{suffix}", b"\x00", 224)
+    bomb = write_bomb(tmp_path / f"zeros{suffix}", b"\x00", 224)
     peaks = {}
     for cap_mib in (32, 192):
         cap = cap_mib << 20
@@ -173,7 +151,7 @@ def test_a_document_then_gigabytes_of_whitespace_imports_in_bounded_memory(
     doc = json.dumps(json.loads(_export("x")), indent=2 if pretty else None).encode() + b"\n"
     peaks = {}
     for mib in (16, 176):
-        source = _bomb(tmp_path / f"doc{mib}.json.gz", b" ", mib, doc)
+        source = write_bomb(tmp_path / f"doc{mib}.json.gz", b" ", mib, doc)
         done, peaks[mib] = _import(tmp_path / f"{mib}.duckdb", source)
         assert done.returncode == 0, done.stderr
         with Database(tmp_path / f"{mib}.duckdb", read_only=True) as db:
@@ -198,7 +176,7 @@ def test_a_bomb_after_a_plausible_start_does_not_grow_with_the_cap(
 ) -> None:
     """A plausible start, then zeros: the decoder's issue comes from the first batch of them,
     the rest is inflated to the cap and counted, not held."""
-    bomb = _bomb(tmp_path / f"{start}.gz", b"\x00", 224, _STARTS[start])
+    bomb = write_bomb(tmp_path / f"{start}.gz", b"\x00", 224, _STARTS[start])
     peaks = {}
     for cap_mib in (32, 192):
         cap = cap_mib << 20
@@ -221,7 +199,7 @@ def test_lines_after_a_long_blank_run_import_in_bounded_memory(tmp_path: Path) -
     line = _export("x") + b"\n"
     peaks = {}
     for mib in (16, 176):
-        source = _bomb(tmp_path / f"lines{mib}.json.gz", b" ", mib, line, b"\n" + line)
+        source = write_bomb(tmp_path / f"lines{mib}.json.gz", b" ", mib, line, b"\n" + line)
         done, peaks[mib] = _import(tmp_path / f"{mib}.duckdb", source)
         assert done.returncode == 0, done.stderr
         with Database(tmp_path / f"{mib}.duckdb", read_only=True) as db:
