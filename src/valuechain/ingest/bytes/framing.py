@@ -33,20 +33,22 @@ the one-shot reading uses too.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from valuechain.ingest.bytes import items
+from valuechain.ingest.bytes.binary_frames import (
+    MAX_RECORD_BYTES,
+    PREFIX,
+    PROTO_FIRST,
+    TopLevel,
+    length_prefixed,
+)
 from valuechain.ingest.bytes.blanks import Gap, Pieces, blank
-from valuechain.ingest.bytes.compression import ZSTD_MAGIC
 from valuechain.ingest.bytes.json_values import BOM, parses, skip_space
 from valuechain.ingest.bytes.recognise import wide_text
 
 DEFAULT_BATCH_BYTES = 8 << 20
-MAX_RECORD_BYTES = 1 << 30  # a longer length prefix is corrupt framing, not a record
-_PREFIX = struct.Struct(">I")
-_PROTO_FIRST = 0x0A  # field 1 (resource_spans), wire type 2: how every trace request starts
 _NULS_KEPT = 4096  # NUL bytes of a run always held: what ``describe_text`` reads
 
 
@@ -88,81 +90,6 @@ class Whole:
 
 
 Part = Lines | Records | Items | Whole
-
-
-class TopLevel:
-    """The top-level fields of a protobuf message, walked as its bytes arrive: ``broken``
-    once one is a field no parser takes (field number 0, wire type 6 or 7), whatever
-    follows. A group (wire types 3, 4) or an over-long varint ends the walk, undecided."""
-
-    def __init__(self) -> None:
-        self.pos = 0  # where the next field starts
-        self.done = False
-
-    def broken(self, data: bytes | bytearray) -> bool:
-        while not self.done:
-            tag, pos = _varint(data, self.pos)
-            if pos < 0:
-                return False
-            field, wire = tag >> 3, tag & 7
-            if field == 0 or wire in (6, 7):
-                self.done = True
-                return True
-            if wire in (3, 4):
-                self.done = True
-            elif wire == 0:
-                pos = _varint(data, pos)[1]
-                if pos < 0:
-                    return False
-            elif wire == 2:
-                size, pos = _varint(data, pos)
-                if pos < 0:
-                    return False
-                pos += size
-            else:
-                pos += 8 if wire == 1 else 4
-            self.pos = pos
-        return False
-
-
-def _varint(data: bytes | bytearray, pos: int) -> tuple[int, int]:
-    """The varint at ``pos`` and where it ends; (0, -1) when ``data`` ends first or it is longer
-    than 10 bytes (then the walk is done)."""
-    value = shift = 0
-    for i in range(pos, min(len(data), pos + 10)):
-        byte = data[i]
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, i + 1
-        shift += 7
-    return 0, -1
-
-
-def length_prefixed(head: bytes) -> bool:
-    """Whether ``head`` starts like the collector's length-prefixed framing (§1.8 step 2)."""
-    if len(head) < 5:
-        return False
-    (size,) = _PREFIX.unpack_from(head)
-    if size == 0 or size > MAX_RECORD_BYTES:
-        return False
-    payload = head[4:8]
-    looks = payload.startswith(ZSTD_MAGIC) or payload[0] in (_PROTO_FIRST, 0x7B, 0x5B)
-    # a bare request starts with 0x0A, i.e. a "length" of at least 167 MB: it needs the record to
-    # fit in what was read, or a small length (< 16 MiB, first byte 0)
-    return looks and (4 + size <= len(head) or head[0] == 0)
-
-
-def iter_records(data: bytes, start: int) -> Iterator[tuple[int, int, int]]:
-    """(offset of the prefix, payload start, payload end) of every record of a part; a cut
-    last record has a payload end beyond ``len(data)`` (relative offsets)."""
-    pos = 0
-    while pos < len(data):
-        if len(data) - pos < 4:
-            yield pos, pos + 4, pos + 4
-            return
-        (size,) = _PREFIX.unpack_from(data, pos)
-        yield pos, pos + 4, pos + 4 + size
-        pos += 4 + size
 
 
 class Framer:
@@ -252,7 +179,7 @@ class Framer:
             yield from self._lines(buf, start, first)
         elif length_prefixed(bytes(buf[:64])):
             yield from self._records(buf)
-        elif first < len(buf) and buf[0] != _PROTO_FIRST:
+        elif first < len(buf) and buf[0] != PROTO_FIRST:
             # neither JSON nor records nor one protobuf request: rejected by its first bytes
             # (``recognise.describe_text``), so only they are kept; the rest is read on, not
             # held, to its end or the decompressed-size cap (10 GiB of zeros: the cap's error)
@@ -416,7 +343,7 @@ class Framer:
                 return
             pos = _complete(buf, self.batch_bytes)
             if pos == 0:
-                (size,) = _PREFIX.unpack_from(buf)
+                (size,) = PREFIX.unpack_from(buf)
                 if size > MAX_RECORD_BYTES:  # corrupt framing: the rest is one broken item
                     yield Records(bytes(buf), offset, True)
                     return
@@ -449,7 +376,7 @@ def _complete(buf: bytearray, limit: int) -> int:
     """The end of the whole records at the start of ``buf``, stopping once past ``limit``."""
     pos = 0
     while len(buf) - pos >= 4:
-        (size,) = _PREFIX.unpack_from(buf, pos)
+        (size,) = PREFIX.unpack_from(buf, pos)
         if size > MAX_RECORD_BYTES or pos + 4 + size > len(buf):
             break
         pos += 4 + size

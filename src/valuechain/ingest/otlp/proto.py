@@ -43,7 +43,7 @@ class TooDeepError(Exception):
 def parse_request(data: bytes, nuls: int = 0) -> Any:
     """Parse one serialized request; raises ``DecodeError`` when the bytes are not one, and
     ``TooDeepError`` when they are one nested too deeply to parse (``nuls``: NUL bytes that
-    followed ``data``, counted, not held, after a field no request has: ``framing.TopLevel``).
+    followed ``data``, counted, not held, after a field no request has: ``binary_frames.TopLevel``).
 
     Nesting between upb's limit and ``MAX_WIRE_DEPTH`` is parsed again with the limit lifted
     (measured first without recursion, so the C parser never follows unbounded nesting);

@@ -16,7 +16,7 @@ from dataclasses import replace
 import orjson
 
 from valuechain.contract.issues import Code, Issue
-from valuechain.ingest.bytes import framing, json_values
+from valuechain.ingest.bytes import binary_frames, framing, json_values
 from valuechain.ingest.bytes.compression import ZSTD_MAGIC, unzstd_record
 from valuechain.ingest.bytes.json_locate import Locator
 from valuechain.ingest.bytes.recognise import describe_text, wide_text
@@ -110,7 +110,7 @@ class PartDecoder(RecordDecoder):
                 "check that the producer finished writing the export",
             )
             return
-        if framing.length_prefixed(data[:64]):
+        if binary_frames.length_prefixed(data[:64]):
             self.framing = "length-prefixed"
             self._records(data, 0, True)
             return
@@ -166,7 +166,7 @@ class PartDecoder(RecordDecoder):
     # ------------------------------------------------------------------ length-prefixed
     def _records(self, data: bytes, start: int, final: bool) -> None:
         acct = self.acct
-        for prefix, begin, end in framing.iter_records(data, start):
+        for prefix, begin, end in binary_frames.iter_records(data, start):
             self.items += 1
             where = Where(acct.records_read, None, start + prefix)
             span_text = f"bytes {start + prefix}–{start + min(end, len(data))}"
@@ -181,7 +181,7 @@ class PartDecoder(RecordDecoder):
                 if final and data[begin : begin + len(ZSTD_MAGIC)] == ZSTD_MAGIC:
                     # legacy zstd: each record is one compressed frame, and this one is cut
                     code, what = Code.E_TRUNCATED_COMPRESSION, "the last zstd record is cut short"
-                if end - begin > framing.MAX_RECORD_BYTES:
+                if end - begin > binary_frames.MAX_RECORD_BYTES:
                     code, what = Code.E_INVALID_RECORD, "a length prefix beyond any record size"
                 self._broken_bytes(where, data[prefix:], code, f"{what} ({span_text})")
                 return
