@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import duckdb
 import orjson
 import pytest
 from cli_runner import EXAMPLE_RUN, red_line, run
@@ -12,7 +9,6 @@ from cli_runner import EXAMPLE_RUN, red_line, run
 import valuechain
 from valuechain.contract.coverage import SuiteCoverage
 from valuechain.report.coverage import coverage_json
-from valuechain.store import Database
 
 SUITE = "s_Wx8pQ2mN4r"
 
@@ -68,23 +64,3 @@ def test_errors_are_one_red_line(example_store: str, args: tuple[str, ...], mess
     result = run("--store", example_store, "coverage", *args)
     assert result.exit_code == 1
     assert message in red_line(result)
-
-
-def test_a_store_whose_views_predate_coverage_reads_with_this_valuechains_views(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "older.duckdb"
-    Database(path).close()
-    with duckdb.connect(str(path)) as con:  # as a store last written before coverage, whose
-        con.execute("DROP VIEW main.suite_coverage")  # valuechain recorded its own views' digest
-        con.execute("UPDATE core.meta SET value = 'older' WHERE key = 'views_digest'")
-        con.execute("DELETE FROM core.meta WHERE key = 'setup_digest'")
-    # a reading command's open creates this valuechain's views for itself, writing nothing
-    before = path.read_bytes()
-    assert run("--store", path, "coverage").exit_code == 0
-    assert path.read_bytes() == before
-    assert run("--store", path, "materialize").exit_code == 0  # a writing one stores them
-    with duckdb.connect(str(path), read_only=True) as con:
-        stored = "SELECT count(*) FROM duckdb_views() WHERE view_name = 'suite_coverage'"
-        assert con.execute(stored).fetchone() == (1,)
-    assert run("--store", path, "coverage").exit_code == 0

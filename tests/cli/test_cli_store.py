@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import orjson
+import pytest
 from cli_runner import run
 
-from valuechain.store import STORE_SCHEMA_VERSION
+from valuechain.store import STORE_SCHEMA_VERSION, Database
 
 
 def test_store_info_reports_versions_sizes_tables_runs_and_sources(example_store: str) -> None:
@@ -68,3 +70,26 @@ def test_import_takes_paths_or_follow_not_both(example_store: str, tmp_path: Pat
     assert run("--store", example_store, "import").exit_code == 2
     both = run("--store", example_store, "import", "x.json", "--follow", tmp_path)
     assert both.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("command", "view"), [("coverage", "suite_coverage"), ("trend", "stage_trend")]
+)
+def test_a_store_whose_views_predate_a_command_reads_with_this_valuechains_views(
+    tmp_path: Path, command: str, view: str
+) -> None:
+    path = tmp_path / "older.duckdb"
+    Database(path).close()
+    with duckdb.connect(str(path)) as con:  # as a store last written before the command, whose
+        con.execute(f"DROP VIEW main.{view}")  # valuechain recorded its own views' digest
+        con.execute("UPDATE core.meta SET value = 'older' WHERE key = 'views_digest'")
+        con.execute("DELETE FROM core.meta WHERE key = 'setup_digest'")
+    # a reading command's open creates this valuechain's views for itself, writing nothing
+    before = path.read_bytes()
+    assert run("--store", path, command).exit_code == 0
+    assert path.read_bytes() == before
+    assert run("--store", path, "materialize").exit_code == 0  # a writing one stores them
+    with duckdb.connect(str(path), read_only=True) as con:
+        stored = "SELECT count(*) FROM duckdb_views() WHERE view_name = $view"
+        assert con.execute(stored, {"view": view}).fetchone() == (1,)
+    assert run("--store", path, command).exit_code == 0

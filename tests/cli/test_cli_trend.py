@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import duckdb
 import orjson
 import pytest
 from cli_runner import red_line, run
@@ -96,23 +95,3 @@ def test_bad_values_are_one_red_line(trend_store: Path, args: list[str], message
 
 def test_an_unknown_stage_is_a_usage_error(trend_store: Path) -> None:
     assert run("--store", trend_store, "trend", "--stage", "tool").exit_code == 2
-
-
-def test_a_store_whose_views_predate_trend_reads_with_this_valuechains_views(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "older.duckdb"
-    Database(path).close()
-    with duckdb.connect(str(path)) as con:  # as a store last written before trend, whose
-        con.execute("DROP VIEW main.stage_trend")  # valuechain recorded its own views' digest
-        con.execute("UPDATE core.meta SET value = 'older' WHERE key = 'views_digest'")
-        con.execute("DELETE FROM core.meta WHERE key = 'setup_digest'")
-    # a reading command's open creates this valuechain's views for itself, writing nothing
-    before = path.read_bytes()
-    assert run("--store", path, "trend").exit_code == 0
-    assert path.read_bytes() == before
-    assert run("--store", path, "materialize").exit_code == 0  # a writing one stores them
-    with duckdb.connect(str(path), read_only=True) as con:
-        stored = "SELECT count(*) FROM duckdb_views() WHERE view_name = 'stage_trend'"
-        assert con.execute(stored).fetchone() == (1,)
-    assert run("--store", path, "trend").exit_code == 0
