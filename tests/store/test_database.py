@@ -120,16 +120,16 @@ def test_a_version_2_store_loses_the_span_table_keys_and_keeps_every_row(
     path = tmp_path / "v2.duckdb"
     with Database(path) as db:
         assert import_paths(db, [write("a.json", otlp.rich_request())]).ok
-        assert _primary_keys(db.con) == {"meta", "sources", "follow_files"}
+        assert _primary_keys(db.con) == {"meta", "sources", "follow_files", "served_requests"}
         before = dump(db)
     con = duckdb.connect(str(path))  # the keys a version 2 store had
     for table, key in _SPAN_TABLE_KEYS.items():
         con.execute(f"ALTER TABLE core.{table} ADD PRIMARY KEY ({key})")
     con.execute("UPDATE core.meta SET value = '2' WHERE key = 'schema_version'")
-    assert _primary_keys(con) == {"meta", "sources", "follow_files", *_SPAN_TABLE_KEYS}
+    assert _primary_keys(con) == {"meta", "sources", "follow_files", "served_requests", *_SPAN_TABLE_KEYS}
     con.close()
     with Database(path) as db:
-        assert _primary_keys(db.con) == {"meta", "sources", "follow_files"}
+        assert _primary_keys(db.con) == {"meta", "sources", "follow_files", "served_requests"}
         assert dump(db) == before  # every row, and version 3 again
         assert import_paths(db, [write("b.json", otlp.request(otlp.span(9)))]).ok
 

@@ -12,6 +12,7 @@ from valuechain.cli import (  # noqa: F401 (registers commands)
     recompute,
     report,
     scale,
+    serve,
     store,
     tools,
     trend,

@@ -30,6 +30,7 @@ from valuechain.contract.tables.ledger import (
     FOLLOW_FILES,
     META,
     PENDING_DERIVATIONS,
+    SERVED_REQUESTS,
     SOURCES,
     STORE_OPERATIONS,
 )
@@ -91,6 +92,7 @@ STORED_TABLES: dict[str, pa.Schema] = {
     "decision_summaries": DECISION_SUMMARIES,
     "follow_files": FOLLOW_FILES,
     "store_operations": STORE_OPERATIONS,
+    "served_requests": SERVED_REQUESTS,
 }
 
 __all__ = [
@@ -119,6 +121,7 @@ __all__ = [
     "ROW_ID_COLUMNS",
     "RUN_SUMMARY",
     "SCOPES",
+    "SERVED_REQUESTS",
     "SETUP_SIGNALS",
     "SHA256",
     "SOURCES",

@@ -63,6 +63,16 @@ FOLLOW_FILES = table_schema(
     ("updated_at", TS, False),
 )
 
+# The request bodies `serve` imported, written with the source that holds them (sql/schema/162,
+# sql/store/411): a body spooled again after a crash or a client's retry is not imported twice.
+SERVED_REQUESTS = table_schema(
+    ("sha256", pa.string(), False),  # PRIMARY KEY
+    ("kind", pa.string(), False),
+    ("received_at", TS, False),
+    ("source", pa.string(), False),
+    ("imported_at", TS, False),
+)
+
 # The log of store operations that changed the store (sql/schema/161, sql/store/130).
 STORE_OPERATIONS = table_schema(
     ("operation_id", pa.int32(), False),

@@ -1,0 +1,121 @@
+"""``valuechain serve``: receive OTLP/HTTP and MCPJam SDK reports into the store, live."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import click
+
+from valuechain.cli.app import main, out, store_path
+from valuechain.cli.messages import summary
+from valuechain.cli.options import examples
+from valuechain.ingest.decode import DecodeOptions
+from valuechain.pipeline.imports import ImportOptions
+from valuechain.serve.importer import Cycle
+from valuechain.serve.options import TOKEN_ENV, Limits, ServeOptions
+from valuechain.store import Database
+
+_MIB = 1 << 20
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=4318,
+    show_default=True,
+    help="Port to listen on (4318: OTLP/HTTP's; 0: any free port).",
+)
+@click.option(
+    "--token",
+    envvar=TOKEN_ENV,
+    show_envvar=True,
+    help="Require `Authorization: Bearer TOKEN` (needed to listen beyond 127.0.0.1).",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.05),
+    default=1.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between imports of what arrived (other commands open the store between).",
+)
+@click.option(
+    "--max-body",
+    type=click.IntRange(min=1),
+    default=32,
+    show_default=True,
+    metavar="MIB",
+    help="Largest request body taken (413 past it).",
+)
+@click.option(
+    "--max-decompressed",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    metavar="MIB",
+    help="Largest body once gzip is undone (413 past it).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="Decode workers of the import.",
+)
+@click.pass_context
+@examples(
+    "valuechain serve                      # 127.0.0.1:4318, the store of --store",
+    "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python app.py   # any OTel SDK",
+    "MCPJAM_BASE_URL=http://127.0.0.1:4318 MCPJAM_API_KEY=local npx vitest   # @mcpjam/sdk",
+    "valuechain --wait 10 runs             # read the store while serve runs",
+)
+def serve(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    token: str | None,
+    interval: float,
+    max_body: int,
+    max_decompressed: int,
+    workers: int,
+) -> None:
+    """Receive traces over OTLP/HTTP and MCPJam SDK eval reports, import them as they come.
+
+    A request is answered only once it is on disk (a spool folder beside the store); the
+    import follows in batches every --interval seconds, deriving and materializing what
+    arrived. Between batches the store is free: other commands read it (use --wait while a
+    batch is committed). Ctrl-C or SIGTERM: requests in flight are answered, the spool
+    imported, exit 0.
+    """
+    from valuechain.serve.server import serve as run  # noqa: PLC0415 (starlette: only here)
+
+    path = store_path(ctx)
+    choice = ctx.find_root().obj
+    options = ServeOptions(
+        host=host,
+        port=port,
+        token=token or None,
+        interval=interval,
+        limits=Limits(max_body=max_body * _MIB, max_decompressed=max_decompressed * _MIB),
+        imports=ImportOptions(decode=DecodeOptions(workers=workers)),
+    )
+
+    def open_store() -> Database:
+        return Database(path, memory_limit=choice.memory_limit, wait=options.wait)
+
+    def report(cycle: Cycle) -> None:
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        line = f"{now} imported {cycle.requests} requests: {cycle.spans} spans"
+        rejected = [s for s in cycle.sources if s.outcome == "rejected"]
+        if rejected:
+            line += f"; {len(rejected)} sources refused, kept in the spool's rejected/ folder"
+        out.print(line, highlight=False, soft_wrap=True)
+
+    received = run(path, options, open_store, say=_say, on_cycle=report)
+    summary(f"stopped: {received} requests received; every one answered 200 is in {path}")
+
+
+def _say(text: str) -> None:
+    out.print(text, highlight=False, soft_wrap=True)

@@ -1,0 +1,210 @@
+"""From the spool into the store: batches of acknowledged requests, each one source.
+
+A cycle opens the store (waiting while another command holds it), imports what the spool
+holds and derives what that touched, then closes the store again — so between cycles every
+other command (``runs``, ``funnel``, ``sql``, ``report`` …) can open it, with ``--wait``
+when a cycle is under way. Requests are never imported one by one: a source's transaction
+costs tens of milliseconds, an OTLP exporter sends a request a few seconds apart per process.
+
+- OTLP requests: the protobuf bodies of a cycle become one length-prefixed source (the
+  collector's ``proto`` file format), the JSON bodies one NDJSON source (a body's line breaks
+  are whitespace between JSON tokens — inside strings JSON escapes them — so they become
+  spaces and the body means what it meant), at most ``BATCH_BYTES`` a source.
+- MCPJam SDK reports: each its own source, as ``import`` reads the same file; a streaming
+  run: its folder's bodies joined once finalized (`serve.mcpjam`).
+
+The sha256 of every body goes into ``core.served_requests`` in the transaction that commits
+its source; a body already recorded is dropped from the spool unread. So a crash anywhere —
+before the commit, after it, before the spool files are removed — imports every
+acknowledged body exactly once.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from valuechain.pipeline.decode_pool import DecodePool
+from valuechain.pipeline.derive import DeriveSummary, derive_pending
+from valuechain.pipeline.imports import ImportOptions, SourceResult, import_file
+from valuechain.pipeline.sdk_sources import reporter_runs
+from valuechain.serve.mcpjam import SdkRuns
+from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO, SDK_REPORT, Spool, Spooled, sha256_of
+from valuechain.store import Database, sqlfiles
+
+BATCH_BYTES = 64 << 20
+_KNOWN = "store/410_served_requests.sql"
+_RECORD = "store/411_record_served_requests.sql"
+
+
+@dataclass(slots=True)
+class Cycle:
+    """What one cycle did."""
+
+    requests: int = 0  # bodies taken from the spool (imported, or found in the store)
+    sources: list[SourceResult] = field(default_factory=list)
+    derived: DeriveSummary | None = None
+
+    @property
+    def spans(self) -> int:
+        return sum(s.spans for s in self.sources)
+
+
+class Importer:
+    """Imports the spool of ``store`` a cycle at a time (`cycle`)."""
+
+    def __init__(
+        self,
+        store: Path,
+        spool: Spool,
+        runs: SdkRuns,
+        options: ImportOptions,
+        *,
+        open_store: Callable[[], Database],
+    ) -> None:
+        self.store = store
+        self.spool = spool
+        self.runs = runs
+        self.options = options
+        self.open_store = open_store
+
+    def cycle(self, pool: DecodePool | None = None) -> Cycle:
+        """Import everything spooled now (nothing to do: the store is not opened)."""
+        done = Cycle()
+        bodies = self.spool.pending()
+        finalized = self.runs.finalized()
+        if not bodies and not finalized:
+            return done
+        with self.open_store() as db:
+            import_id = db.next_import_id()
+            for batch in _batches(bodies):
+                done.requests += len(batch)
+                fresh = _fresh(db, batch)
+                if fresh:
+                    done.sources.append(self._otlp_or_report(db, fresh, import_id, pool))
+            for folder in finalized:
+                entries = self.spool.pending(folder)
+                done.requests += len(entries)
+                if _fresh(db, entries):
+                    done.sources.append(self._run(db, folder, entries, import_id, pool))
+            if done.sources and self.options.derive:
+                done.derived = derive_pending(db)
+        self.spool.remove(bodies)  # every one is in the store now: committed, or found there
+        for folder in finalized:
+            self.spool.remove(self.spool.pending(folder))
+            shutil.rmtree(folder, ignore_errors=True)
+        return done
+
+    # ------------------------------------------------------------------ one source each
+    def _otlp_or_report(
+        self, db: Database, batch: list[Spooled], import_id: int, pool: DecodePool | None
+    ) -> SourceResult:
+        kind = batch[0].kind
+        name = _name(batch, "OTLP/HTTP requests" if kind != SDK_REPORT else "MCPJam SDK report")
+        if kind == SDK_REPORT:  # one report: its own bytes, as `import` reads them
+            return self._import(db, batch[0].path, name, batch, import_id, pool)
+        with tempfile.TemporaryDirectory(dir=self.spool.folder) as tmp:
+            path = Path(tmp) / ("batch.pb" if kind == OTLP_PROTO else "batch.ndjson")
+            with path.open("wb") as handle:
+                for piece in _joined(batch):
+                    handle.write(piece)
+            return self._import(db, path, name, batch, import_id, pool)
+
+    def _run(
+        self,
+        db: Database,
+        folder: Path,
+        entries: list[Spooled],
+        import_id: int,
+        pool: DecodePool | None,
+    ) -> SourceResult:
+        with tempfile.TemporaryDirectory(dir=self.spool.folder) as tmp:
+            sources = reporter_runs([e.path for e in entries], Path(tmp))
+            path = sources[0][0]
+            name = _name(entries, "MCPJam SDK streaming reporter bodies")
+            return self._import(db, path, name, entries, import_id, pool)
+
+    def _import(
+        self,
+        db: Database,
+        path: Path,
+        name: str,
+        batch: Sequence[Spooled],
+        import_id: int,
+        pool: DecodePool | None,
+    ) -> SourceResult:
+        def record(con: duckdb.DuckDBPyConnection) -> None:
+            _record(con, batch, name)
+
+        result = import_file(db, path, import_id, self.options, pool, name=name, then=record)
+        if result.outcome == "unchanged":  # the same bytes are in: `record` was not run
+            with db.transaction() as con:
+                _record(con, batch, name)
+        elif result.outcome == "rejected":  # accepted, yet refused now: kept, never dropped
+            self.spool.set_aside(batch)
+        return result
+
+
+def _batches(bodies: list[Spooled]) -> Iterator[list[Spooled]]:
+    """OTLP bodies of one encoding together, up to ``BATCH_BYTES``; each report alone."""
+    groups: dict[str, list[Spooled]] = {OTLP_PROTO: [], OTLP_JSON: []}
+    sizes = {OTLP_PROTO: 0, OTLP_JSON: 0}
+    for body in bodies:
+        if body.kind == SDK_REPORT:
+            yield [body]
+            continue
+        size = body.path.stat().st_size
+        if groups[body.kind] and sizes[body.kind] + size > BATCH_BYTES:
+            yield groups[body.kind]
+            groups[body.kind], sizes[body.kind] = [], 0
+        groups[body.kind].append(body)
+        sizes[body.kind] += size
+    yield from (group for group in groups.values() if group)
+
+
+def _joined(batch: list[Spooled]) -> Iterator[bytes]:
+    for body in batch:
+        data = body.path.read_bytes()
+        if body.kind == OTLP_PROTO:
+            yield len(data).to_bytes(4, "big")
+            yield data
+        else:
+            yield data.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n"
+
+
+def _fresh(db: Database, batch: list[Spooled]) -> list[Spooled]:
+    """The bodies of ``batch`` the store does not hold yet."""
+    sql = sqlfiles.statement(_KNOWN)
+    shas = [b.sha256 for b in batch]
+    known = {r[0] for r in db.con.execute(sql.text, sql.bind({"shas": shas})).fetchall()}
+    return [b for b in batch if b.sha256 not in known]
+
+
+def _record(con: duckdb.DuckDBPyConnection, batch: Sequence[Spooled], source: str) -> None:
+    sql = sqlfiles.statement(_RECORD)
+    params = {
+        "shas": [b.sha256 for b in batch],
+        "kinds": [b.kind for b in batch],
+        "received_ns": [b.received_ns for b in batch],
+        "source": source,
+    }
+    con.execute(sql.text, sql.bind(params))
+
+
+def _name(batch: Sequence[Spooled], what: str) -> str:
+    """A batch's ledger name: what it is, how many, when they came, and its first body."""
+    first = datetime.fromtimestamp(batch[0].received_ns / 1e9, UTC)
+    count = f"{len(batch)} " if len(batch) > 1 else ""
+    return (
+        f"serve: {count}{what} received from {first:%Y-%m-%dT%H:%M:%S.%fZ} "
+        f"(first body sha256 {batch[0].sha256[:12]})"
+    )
+
+
+__all__ = ["BATCH_BYTES", "Cycle", "Importer", "sha256_of"]
