@@ -11,7 +11,12 @@ costs tens of milliseconds, an OTLP exporter sends a request a few seconds apart
   are whitespace between JSON tokens — inside strings JSON escapes them — so they become
   spaces and the body means what it meant), at most ``BATCH_BYTES`` a source.
 - MCPJam SDK reports: each its own source, as ``import`` reads the same file; a streaming
-  run: its folder's bodies joined once finalized (`serve.mcpjam`).
+  run: its folder's bodies joined, as ``import`` joins the same bodies saved one a file
+  (`serve.mcpjam`). While the run is open (no ``finalize`` yet) that source is imported
+  again whenever the run gained bodies — a ``provisional`` run, as the translator reads a
+  start without finalize — each replacing the one before (`pipeline.operations.delete`,
+  logged in ``store_operations``): its bytes are a prefix of the new source's, and every
+  body stays in the spool until the finalized run is in, so nothing is lost by it.
 
 The sha256 of every body goes into ``core.served_requests`` in the transaction that commits
 its source; a body already recorded is dropped from the spool unread. So a crash anywhere —
@@ -21,21 +26,34 @@ acknowledged body exactly once.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
+import orjson
 
 from valuechain.pipeline.decode_pool import DecodePool
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
 from valuechain.pipeline.imports import ImportOptions, SourceResult, import_file
+from valuechain.pipeline.operations import delete
 from valuechain.pipeline.sdk_sources import reporter_runs
 from valuechain.serve.mcpjam import SdkRuns
-from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO, SDK_REPORT, Spool, Spooled, sha256_of
+from valuechain.serve.spool import (
+    OTLP_JSON,
+    OTLP_PROTO,
+    PART,
+    SDK_REPORT,
+    Spool,
+    Spooled,
+    fsync_folder,
+    sha256_of,
+)
 from valuechain.store import Database, sqlfiles
 
 BATCH_BYTES = 64 << 20
@@ -79,7 +97,8 @@ class Importer:
         done = Cycle()
         bodies = self.spool.pending()
         finalized = self.runs.finalized()
-        if not bodies and not finalized:
+        grown = [f for f in self.runs.open_runs() if _grown(f)]
+        if not bodies and not finalized and not grown:
             return done
         with self.open_store() as db:
             import_id = db.next_import_id()
@@ -92,7 +111,10 @@ class Importer:
                 entries = self.spool.pending(folder)
                 done.requests += len(entries)
                 if _fresh(db, entries):
+                    _replace_provisional(db, folder)
                     done.sources.append(self._run(db, folder, entries, import_id, pool))
+            for folder in grown:
+                done.sources.append(self._open_run(db, folder, import_id, pool))
             if done.sources and self.options.derive:
                 done.derived = derive_pending(db)
         self.spool.remove(bodies)  # every one is in the store now: committed, or found there
@@ -130,6 +152,19 @@ class Importer:
             name = _name(entries, "MCPJam SDK streaming reporter bodies")
             return self._import(db, path, name, entries, import_id, pool)
 
+    def _open_run(
+        self, db: Database, folder: Path, import_id: int, pool: DecodePool | None
+    ) -> SourceResult:
+        """Import an open run as it stands (provisional), replacing what stood before."""
+        entries = self.spool.pending(folder)
+        _replace_provisional(db, folder)
+        with tempfile.TemporaryDirectory(dir=self.spool.folder) as tmp:
+            path = reporter_runs([e.path for e in entries], Path(tmp))[0][0]
+            name = _name(entries, "MCPJam SDK streaming reporter bodies (run still open)")
+            result = import_file(db, path, import_id, self.options, pool, name=name)
+            _write_state(folder, sha256_of(path), len(entries))
+        return result
+
     def _import(
         self,
         db: Database,
@@ -149,6 +184,40 @@ class Importer:
         elif result.outcome == "rejected":  # accepted, yet refused now: kept, never dropped
             self.spool.set_aside(batch)
         return result
+
+
+_STATE = "in-store.json"  # an open run's provisional source: its sha256, how many bodies
+
+
+def _grown(folder: Path) -> bool:
+    """Whether the open run in ``folder`` has bodies its provisional source lacks."""
+    bodies = sum(1 for p in folder.iterdir() if p.name.endswith(SDK_REPORT))
+    return bodies > int(_read_state(folder).get("bodies", 0))
+
+
+def _read_state(folder: Path) -> dict[str, Any]:
+    try:
+        state: dict[str, Any] = orjson.loads((folder / _STATE).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return state
+
+
+def _write_state(folder: Path, sha256: str, bodies: int) -> None:
+    part = folder / (_STATE + PART)
+    with part.open("wb") as handle:
+        handle.write(orjson.dumps({"sha256": sha256, "bodies": bodies}))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(part, folder / _STATE)
+    fsync_folder(folder)
+
+
+def _replace_provisional(db: Database, folder: Path) -> None:
+    """Remove the run's provisional source from the store, if it is there."""
+    sha256 = _read_state(folder).get("sha256")
+    if isinstance(sha256, str) and db.has_source(sha256):
+        delete(db, source=sha256)
 
 
 def _batches(bodies: list[Spooled]) -> Iterator[list[Spooled]]:

@@ -116,6 +116,11 @@ class SdkRuns:
         with self._lock:
             return [f for f in self._folders() if _has(f, FINALIZE)]
 
+    def open_runs(self) -> list[Path]:
+        """The folders of the runs started and not finalized, oldest first."""
+        with self._lock:
+            return [f for f in self._folders() if not _has(f, FINALIZE)]
+
     # ------------------------------------------------------------------ internals
     def _folders(self) -> list[Path]:
         return sorted(
