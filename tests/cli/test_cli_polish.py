@@ -255,6 +255,7 @@ ERRORS: list[tuple[tuple[str, ...], int, str]] = [
     (("export", "--parquet", "lake", "--runs", "run_nope"), 1, "run_nope"),
     (("scale", "no/such/file.json", "--out", "lake"), 1, "no/such/file.json"),
     (("--memory-limit", "3", "runs"), 2, "--memory-limit"),
+    (("serve", "--host", "0.0.0.0"), 1, "--host 0.0.0.0"),
 ]
 
 

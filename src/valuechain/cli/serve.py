@@ -67,8 +67,7 @@ _MIB = 1 << 20
 @click.pass_context
 @examples(
     "valuechain serve                      # 127.0.0.1:4318, the store of --store",
-    "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python app.py   # any OTel SDK",
-    "MCPJAM_BASE_URL=http://127.0.0.1:4318 MCPJAM_API_KEY=local npx vitest   # @mcpjam/sdk",
+    'valuechain serve --host 0.0.0.0 --token "$TOKEN"   # beyond this machine',
     "valuechain --wait 10 runs             # read the store while serve runs",
 )
 def serve(
@@ -82,6 +81,9 @@ def serve(
     workers: int,
 ) -> None:
     """Receive traces over OTLP/HTTP and MCPJam SDK eval reports, import them as they come.
+
+    Point an OpenTelemetry exporter at http://127.0.0.1:4318/v1/traces
+    (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), MCPJam's SDK at MCPJAM_BASE_URL=http://127.0.0.1:4318.
 
     A request is answered only once it is on disk (a spool folder beside the store); the
     import follows in batches every --interval seconds, deriving and materializing what
