@@ -111,10 +111,10 @@ def build_app(receiver: Receiver) -> Starlette:
         refused = receiver.refused(request, media)
         if refused is not None:
             return _response(refused)
-        body = await receiver.body(request, media)
-        if isinstance(body, Reply):
-            return _response(body)
-        async with receiver.decoding:
+        async with receiver.decoding:  # bodies still unread wait in the kernel's buffers
+            body = await receiver.body(request, media)
+            if isinstance(body, Reply):
+                return _response(body)
             outcome = await run_in_threadpool(
                 receive_traces,
                 body,

@@ -16,7 +16,7 @@ class Limits:
     max_decompressed: int = 256 << 20  # bytes of one body once inflated (413 past it)
     max_backlog: int = 1 << 30  # bytes waiting in the spool: past it, 503 + Retry-After
     retry_after: int = 2  # seconds
-    decoding: int = 4  # bodies decoded at once (the rest wait: memory stays bounded)
+    decoding: int = 8  # bodies read and decoded at once (the rest wait: memory stays bounded)
 
 
 @dataclass(frozen=True, slots=True)
