@@ -17,6 +17,7 @@ from bench import (
     scale,
     sdk_results,
     small_files,
+    startup,
     store_open,
     store_ops,
     tables,
@@ -43,6 +44,7 @@ SUITES = {
     "scale": scale.run,
     "sdk-results": sdk_results.run,
     "small-files": small_files.run,
+    "startup": startup.run,
 }
 
 

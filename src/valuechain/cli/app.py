@@ -11,14 +11,11 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import duckdb
-import polars as pl
 from rich.text import Text
 
-from valuechain import api
 from valuechain._version import __version__
 from valuechain.cli.interrupts import (
     NOTHING_CHANGED,
@@ -39,12 +36,15 @@ from valuechain.cli.messages import (
 from valuechain.cli.options import examples, wait_option, waited
 from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
-from valuechain.report.formats import Format, render_bytes
-from valuechain.report.tables import Col, fitted_table
-from valuechain.store import STORE_SCHEMA_VERSION, default_store_path
-from valuechain.store.disk import storage_error
-from valuechain.store.interrupt import is_interruption
+from valuechain.report.output_formats import Format
+from valuechain.store.location import default_store_path
 from valuechain.store.memory_limit import memory_limit_bytes
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from valuechain import api
+    from valuechain.report.columns import Col
 
 # The commands that never open the store of --store (no ``--wait``).
 STORELESS = frozenset({"demo", "scale", "schema", "synth"})  # demo: its own store, recreated
@@ -94,6 +94,8 @@ class Boundary(click.Group):
             except (SystemExit, click.exceptions.Exit, click.exceptions.NoArgsIsHelpError):
                 raise
             except BaseException as exc:
+                from valuechain.store.interrupt import is_interruption
+
                 # after Ctrl-C, whatever unwound the command (a stopped query's error too)
                 if ctrl_c.presses or is_interruption(exc):
                     stop_interrupted(ctx, exc)
@@ -101,7 +103,10 @@ class Boundary(click.Group):
                     fail_usage(exc)
                 if isinstance(exc, ValuechainError):
                     fail_with(exc)
-                if isinstance(exc, duckdb.Error):  # a full disk, a damaged file: the user's
+                duckdb = sys.modules.get("duckdb")  # loaded once a command opened the store
+                if duckdb is not None and isinstance(exc, duckdb.Error):  # a full disk, …
+                    from valuechain.store.disk import storage_error
+
                     storage = storage_error(exc, str(store_path(ctx)))
                     if storage is not None:
                         fail_with(storage)
@@ -169,6 +174,9 @@ def open_store(
     """The store of the global options. What an interrupted import left underived is named
     on a read-only open and, on a writable one, derived before the command runs (unless
     ``settle`` is off: ``import`` does it itself and reports it in its summary)."""
+    from valuechain import api  # the engines load with the first store opened
+    from valuechain.store import STORE_SCHEMA_VERSION
+
     choice: StoreChoice = ctx.obj
     interruption_note(NOTHING_CHANGED if read_only else ROLLED_BACK)
     store = api.open(
@@ -210,6 +218,9 @@ def emit(
 ) -> None:
     """A result frame in ``fmt``: a table fitted to the terminal (``columns`` say how; see
     `fitted_table`), or whole as csv, json or parquet to ``output`` or standard output."""
+    from valuechain.report.formats import render_bytes
+    from valuechain.report.tables import fitted_table
+
     if fmt is Format.TABLE:
         if output is not None:
             raise UsageError(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import click
 import orjson
-import polars as pl
 
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.messages import summary as summary_line
@@ -23,11 +22,14 @@ from valuechain.cli.options import (
     run_argument,
 )
 from valuechain.cli.progress import PhaseBar
-from valuechain.query.claims import ProducerClaims
-from valuechain.query.trial import TrialView
-from valuechain.report.formats import Format
-from valuechain.report.tables import Col
-from valuechain.report.trial import render_trial
+from valuechain.report.columns import Col
+from valuechain.report.output_formats import Format
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from valuechain.query.claims import ProducerClaims
+    from valuechain.query.trial import TrialView
 
 
 # ---------------------------------------------------------------------------- chains
@@ -110,6 +112,8 @@ def _print_claims(claims: ProducerClaims) -> None:
             f"{row['disagree']} disagree"
         )
     rows = claims.rows
+    import polars as pl
+
     table = pl.DataFrame(
         {
             "case": rows["case_title"],
@@ -155,11 +159,15 @@ def trial(
     if fmt == "csv":
         emit(chain_frame(view), Format.CSV, None)
         return
+    from valuechain.report.trial import render_trial
+
     out.print(render_trial(view, wide=wide), crop=False)
 
 
 def chain_frame(view: TrialView) -> pl.DataFrame:
     """The trial's chain as rows, one per stage, with the ids that say whose chain it is."""
+    import polars as pl
+
     ids = {
         "trial_id": view.identity["trial_id"],
         "run_id": view.identity["run_id"],

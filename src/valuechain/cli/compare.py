@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import click
-from pydantic import MISSING
 
 from valuechain.cli.app import main, open_store, out
 from valuechain.cli.options import CHAINS, DOCUMENT, examples, reader_analyzer_option
-from valuechain.contract.compare import RunComparison
 from valuechain.errors import UsageError
-from valuechain.query.compare import regression
-from valuechain.report.compare import render_comparison
+
+if TYPE_CHECKING:
+    from valuechain.contract.compare import RunComparison
 
 # Exit code of `--fail-on regression` when a comparable pair regressed (1 stays an error,
 # 2 a usage error, as click has it).
@@ -58,6 +57,8 @@ def compare(
     if fmt == "json":
         sys.stdout.write(comparison.to_json() + "\n")
     else:
+        from valuechain.report.compare import render_comparison
+
         out.print(render_comparison(comparison))
     if fail_on is None:
         return
@@ -68,6 +69,8 @@ def compare(
             f"not comparable ({why}), so --fail-on regression cannot decide",
             _blocked_hint(comparison),
         )
+    from valuechain.query.compare import regression
+
     found = regression(comparison)
     if found:
         click.echo(f"regression: {'; '.join(found)}", err=True)
@@ -77,6 +80,8 @@ def compare(
 def _blocked_hint(comparison: RunComparison) -> str:
     """The producer option that lifts a blocker, as the plain compare names it (an MCPJam
     SDK run without ``ci.pipelineId``); else what a comparable pair shares."""
+    from pydantic import MISSING
+
     hints = [] if comparison.hints is MISSING else comparison.hints
     named = list(dict.fromkeys(h.hint for h in hints))
     if named:

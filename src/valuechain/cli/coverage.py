@@ -8,9 +8,7 @@ import click
 
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.options import TABULAR, examples
-from valuechain.query.coverage import coverage_request
-from valuechain.report.coverage import coverage_json, lint_json, render_coverage, render_lint
-from valuechain.report.formats import Format
+from valuechain.report.output_formats import Format
 
 
 @main.command()
@@ -27,6 +25,9 @@ def coverage(ctx: click.Context, suite: str | None, run: str | None, lint: bool,
     """Per link: cases that author a check able to decide it, trials measured there vs
     notApplicable / notMeasured / notReached, advisory checks beside it, links no case can
     decide (with the kinds that would), and checks that make a link ungradable."""
+    from valuechain.query.coverage import coverage_request
+    from valuechain.report.coverage import coverage_json, lint_json, render_coverage, render_lint
+
     coverage_request(suite=suite, run=run)  # bad values fail before the store is opened
     with open_store(ctx, read_only=True) as store:  # each output reads only what it shows
         if fmt == "csv":  # the view's rows: the links, or the lint's findings

@@ -7,13 +7,15 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from valuechain.cli.app import open_store, out
 from valuechain.cli.messages import aside, summary
-from valuechain.pipeline.follow import FollowRound
+
+if TYPE_CHECKING:
+    from valuechain.pipeline.follow import FollowRound
 
 FOLLOW = click.option(
     "--follow",

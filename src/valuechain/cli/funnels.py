@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from importlib import import_module
 from typing import Final
 
 import click
@@ -22,22 +23,9 @@ from valuechain.cli.options import (
     run_argument,
 )
 from valuechain.cli.progress import working
-from valuechain.contract.documents import stage_analytics_json_schema
-from valuechain.contract.verdict_policy import verdict_policy_json_schema
-from valuechain.contract.verdict_summary import decision_summary_json_schema
 from valuechain.errors import UsageError
 from valuechain.pipeline.progress import Phase
-from valuechain.report.formats import Format
-from valuechain.report.funnel import render_funnel
-from valuechain.report.runs import (
-    NO_EVAL_RUN,
-    RUNS_COLUMNS,
-    completeness_text,
-    no_eval_run_hint,
-    not_an_eval_run_text,
-    runs_table,
-    store_note,
-)
+from valuechain.report.output_formats import Format
 
 
 # ---------------------------------------------------------------------------- funnels
@@ -51,6 +39,8 @@ from valuechain.report.runs import (
 )
 def runs(ctx: click.Context, fmt: str, wide: bool) -> None:
     """List runs: suite, completion, trials in/out and in store, parity, analyzer, state."""
+    from valuechain.report.runs import RUNS_COLUMNS, runs_table, store_note
+
     with open_store(ctx, read_only=True) as store:
         frame = store.runs()
         contents = store.contents()
@@ -92,6 +82,14 @@ def funnel(
     wide: bool,
 ) -> None:
     """One run's funnel per stage: counts, rates (n/m when not measured), exclusions."""
+    from valuechain.report.funnel import render_funnel
+    from valuechain.report.runs import (
+        NO_EVAL_RUN,
+        completeness_text,
+        no_eval_run_hint,
+        not_an_eval_run_text,
+    )
+
     with open_store(ctx, read_only=True) as store:
         contents = store.contents()
         if not contents.has_eval_run:
@@ -157,10 +155,11 @@ def materialize(ctx: click.Context, runs_: tuple[str, ...], no_validate: bool) -
     summary(f"materialized {written} analytics documents")
 
 
+# each generated from its pydantic model, loaded when asked for
 SCHEMAS: Final = {
-    "stage-analytics": stage_analytics_json_schema,
-    "decision-summary": decision_summary_json_schema,
-    "verdict-policy": verdict_policy_json_schema,
+    "stage-analytics": ("valuechain.contract.documents", "stage_analytics_json_schema"),
+    "decision-summary": ("valuechain.contract.verdict_summary", "decision_summary_json_schema"),
+    "verdict-policy": ("valuechain.contract.verdict_policy", "verdict_policy_json_schema"),
 }
 
 
@@ -171,4 +170,6 @@ SCHEMAS: Final = {
 )
 def schema(name: str) -> None:
     """Print the JSON Schema of a contract document or of the policy file (generated)."""
-    sys.stdout.write(json.dumps(SCHEMAS[name](), indent=2) + "\n")
+    module, function = SCHEMAS[name]
+    generated = getattr(import_module(module), function)()
+    sys.stdout.write(json.dumps(generated, indent=2) + "\n")

@@ -5,21 +5,21 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from valuechain import api
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
 from valuechain.cli.messages import quiet, say_error
 from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, examples
 from valuechain.cli.progress import PhaseBar
 from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
-from valuechain.pipeline.imports import ImportReport
-from valuechain.report.formats import Format
-from valuechain.report.issues import ISSUE_COLUMNS, SOURCE_COLUMNS, issues_table
-from valuechain.report.tables import FittedTable
+from valuechain.report.output_formats import Format
+
+if TYPE_CHECKING:
+    from valuechain import api
+    from valuechain.pipeline.imports import ImportReport
 
 
 # ---------------------------------------------------------------------------- import
@@ -130,6 +130,9 @@ def print_import_report(report: ImportReport) -> None:
 
 
 def print_import_summary(report: ImportReport) -> None:
+    from valuechain.report.issues import SOURCE_COLUMNS
+    from valuechain.report.tables import FittedTable
+
     colours = {"imported": "green", "partial": "yellow", "unchanged": "dim", "rejected": "red"}
     rows = [
         [s.path, s.outcome, f"{s.spans:,}", f"{s.traces:,}", f"{sum(s.issue_counts().values()):,}"]
@@ -230,6 +233,8 @@ def issues(
     wide: bool,
 ) -> None:
     """List the issues of imported sources."""
+    from valuechain.report.issues import ISSUE_COLUMNS, issues_table
+
     with open_store(ctx, read_only=True) as store:
         frame = store.issues(code=code, severity=severity, source=source)
     if Format(fmt) is Format.TABLE and output is None:  # terminal: the columns people read

@@ -28,7 +28,6 @@ import click
 from rich.text import Text
 
 from valuechain.cli.messages import err
-from valuechain.store.interrupt import interrupt_all
 
 INTERRUPTED: Final = 128 + signal.SIGINT  # 130
 NOTE_KEY: Final = "valuechain.interrupted"
@@ -86,7 +85,7 @@ class CtrlC:
                 self.presses += 1
                 graceful = signal.getsignal(signal.SIGINT) is not signal.default_int_handler
                 if self.presses > 1 or not graceful:
-                    interrupt_all()
+                    _interrupt_queries()
 
     def __exit__(
         self,
@@ -104,3 +103,11 @@ class CtrlC:
             self._watcher.join()
         told.close()
         heard.close()
+
+
+def _interrupt_queries() -> None:
+    """Stop every store query under way (`store.interrupt`); none runs before a store was
+    opened, and the command line does not load DuckDB before then."""
+    running = sys.modules.get("valuechain.store.interrupt")
+    if running is not None:
+        running.interrupt_all()

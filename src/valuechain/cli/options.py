@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.decorators import FC
 
-from valuechain import api
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
-from valuechain.report.formats import Format
+from valuechain.report.output_formats import Format
+
+if TYPE_CHECKING:
+    from valuechain import api
 
 
 def format_option(*choices: str, help: str | None = None) -> Callable[[FC], FC]:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import click
-import polars as pl
 
 from valuechain.cli.app import main, open_store, out
 from valuechain.cli.messages import quiet
 from valuechain.cli.options import ANALYZER, SOME_RUNS, examples, require_runs
 from valuechain.cli.progress import PhaseBar
 from valuechain.pipeline.progress import BatchesDone
-from valuechain.pipeline.recompute import RecomputeResult
-from valuechain.report.tables import Col, fitted_table
+from valuechain.report.columns import Col
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from valuechain.pipeline.recompute import RecomputeResult
 
 FLIP_COLUMNS = (
     Col("stage"),
@@ -80,6 +84,8 @@ def print_recompute(result: RecomputeResult) -> None:
         if result.new_chains:
             say(f"{result.new_chains} trials would get their first derived chain")
         if result.flips.height:
+            from valuechain.report.tables import fitted_table
+
             out.print(fitted_table(_flip_table(result.flips, target), FLIP_COLUMNS), crop=False)
         else:
             say("no stage row would change state or reason")
@@ -98,6 +104,8 @@ def print_recompute(result: RecomputeResult) -> None:
 
 def _flip_table(flips: pl.DataFrame, target: int) -> pl.DataFrame:
     """Per stage and analyzer step, the (state · reason) rows would move from and to."""
+    import polars as pl
+
     return flips.select(
         "stage",
         pl.format("{} → {}", "from_analyzer", pl.lit(target)).alias("analyzer"),

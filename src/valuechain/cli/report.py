@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -15,7 +16,9 @@ from valuechain.cli.app import err, main, open_store, store_path
 from valuechain.cli.messages import quiet, summary
 from valuechain.cli.options import SOME_RUNS, examples
 from valuechain.cli.output import write_output
-from valuechain.report.html import StepFn, report_request
+
+if TYPE_CHECKING:
+    from valuechain.report.html import StepFn
 
 SHOW_AFTER = 1.0  # seconds: a report faster than this draws no bar at all
 
@@ -70,6 +73,8 @@ def report(ctx: click.Context, runs_: tuple[str, ...], suite: str | None, out_pa
     """Write one self-contained HTML page that works offline: per run its funnel, rates,
     top failing reasons with next actions, verdict and suite coverage; per trend partition
     the three rates over time, with the blocked runs and why."""
+    from valuechain.report.html import report_request
+
     report_request(runs=runs_, suite=suite)  # bad values fail before the store is opened
     with open_store(ctx, read_only=True) as store, step_bar(err) as bar:
         page = store.report(runs=runs_, suite=suite, on_step=bar)

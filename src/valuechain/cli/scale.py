@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from valuechain import api
 from valuechain.cli.app import err, main
 from valuechain.cli.messages import aside
 from valuechain.cli.messages import summary as say_summary
@@ -37,6 +36,8 @@ def scale(
     """Ingest, derive and materialize export files in parallel with Ray Data (the
     valuechain[ray] extra): the same rules as import, traces split across files assembled
     first, written as run-partitioned Parquet (local Ray, or the cluster at $RAY_ADDRESS)."""
+    from valuechain import api
+
     with ImportBar(err) as bar:
         summary = api.scale(
             paths, folder, analyzer=analyzer, overwrite=overwrite, num_cpus=num_cpus, progress=bar

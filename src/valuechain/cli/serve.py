@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import click
 
 from valuechain.cli.app import main, out, store_path
 from valuechain.cli.messages import summary
 from valuechain.cli.options import examples
-from valuechain.ingest.decode import DecodeOptions
-from valuechain.pipeline.imports import ImportOptions
-from valuechain.serve.importer import Cycle
-from valuechain.serve.options import TOKEN_ENV, Limits, ServeOptions
-from valuechain.store import Database
+from valuechain.serve.options import TOKEN_ENV
+
+if TYPE_CHECKING:
+    from valuechain.serve.importer import Cycle
+    from valuechain.store import Database
 
 _MIB = 1 << 20
 
@@ -91,7 +92,11 @@ def serve(
     batch is committed). Ctrl-C or SIGTERM: requests in flight are answered, the spool
     imported, exit 0.
     """
-    from valuechain.serve.server import serve as run  # noqa: PLC0415 (starlette: only here)
+    from valuechain.ingest.decode import DecodeOptions
+    from valuechain.pipeline.imports import ImportOptions
+    from valuechain.serve.options import Limits, ServeOptions
+    from valuechain.serve.server import serve as run  # starlette and uvicorn: only here
+    from valuechain.store import Database
 
     path = store_path(ctx)
     choice = ctx.find_root().obj

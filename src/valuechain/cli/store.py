@@ -10,7 +10,7 @@ import os
 import sys
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import orjson
@@ -21,8 +21,10 @@ from valuechain.cli.messages import summary
 from valuechain.cli.options import DOCUMENT, examples
 from valuechain.cli.progress import working
 from valuechain.pipeline.progress import Phase
-from valuechain.store.database import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV
-from valuechain.store.maintenance import StoreInfo, migrate_store, vacuum_store
+from valuechain.store.memory_limit import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV
+
+if TYPE_CHECKING:
+    from valuechain.store.maintenance import StoreInfo
 
 say = partial(out.print, highlight=False, soft_wrap=True)
 DRY_RUN = click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
@@ -158,6 +160,8 @@ def purge_content(ctx: click.Context, dry_run: bool) -> None:
 def migrate(ctx: click.Context, dry_run: bool, no_backup: bool) -> None:
     """Upgrade an older store to this valuechain's schema: a copy is migrated and swapped in
     only once complete; the old file is kept beside it unless --no-backup."""
+    from valuechain.store.maintenance import migrate_store
+
     with working(Phase.MIGRATE, str(store_path(ctx))):
         migration = migrate_store(
             store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run, backup=not no_backup
@@ -174,6 +178,8 @@ def migrate(ctx: click.Context, dry_run: bool, no_backup: bool) -> None:
 )
 def vacuum(ctx: click.Context, dry_run: bool) -> None:
     """Reclaim the space deletes freed (the store is copied compactly and swapped in)."""
+    from valuechain.store.maintenance import vacuum_store
+
     with working(Phase.VACUUM, str(store_path(ctx))):
         result = vacuum_store(store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run)
     (say if dry_run else summary)(result.describe())

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
 
-from valuechain import api
 from valuechain.cli.app import err, main, out
 from valuechain.cli.ingest import print_import_report, run_import
 from valuechain.cli.interrupts import interruption_note
@@ -18,11 +18,10 @@ from valuechain.cli.progress import ImportBar
 from valuechain.cli.sample import sample_export_path
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
-from valuechain.report.funnel import render_funnel
-from valuechain.report.tables import fitted_table
-from valuechain.report.trial import render_trial
-from valuechain.synth.history import MAX_WEEKS, MIN_WEEKS, PREVIOUS_ANALYZER
-from valuechain.synth.history_manifest import MANIFEST_NAME
+from valuechain.synth.history_bounds import MAX_WEEKS, MIN_WEEKS, PREVIOUS_ANALYZER
+
+if TYPE_CHECKING:
+    from valuechain import api
 
 DEMO_STORE = "valuechain-demo.duckdb"
 
@@ -111,7 +110,7 @@ def synth(
 ) -> None:
     """Write a realistic synthetic export (deterministic for a seed), in bounded memory;
     with --history WEEKS, a seeded multi-week archive (and --store, a store built from it)."""
-    from valuechain.synth import SynthConfig, write_export  # noqa: PLC0415 (slow import)
+    from valuechain.synth import SynthConfig, write_export
 
     if history_weeks is not None:
         _refuse_with_history(ctx)
@@ -178,6 +177,9 @@ def _refuse_with_history(ctx: click.Context) -> None:
 
 def write_history(folder: Path, weeks: int, seed: int, store_path: Path | None) -> None:
     """Write the archive, then (``store_path``) import it file by file at its analyzers."""
+    from valuechain import api
+    from valuechain.synth.history_manifest import MANIFEST_NAME
+
     interruption_note(f"the archive in {folder} is written only in part; synth writes it anew")
     try:
         manifest = api.synth_history(folder, weeks=weeks, seed=seed)
@@ -223,6 +225,8 @@ def demo() -> None:
     The demo always uses its own ./valuechain-demo.duckdb, recreated on each run; it never
     touches the store named by --store or VALUECHAIN_STORE.
     """
+    from valuechain import api
+
     path = Path(DEMO_STORE)
     for stale in (path, Path(f"{path}.wal")):
         stale.unlink(missing_ok=True)
@@ -241,6 +245,10 @@ def demo() -> None:
 
 def _tour(store: api.Store, path: Path) -> None:
     """What the demo store holds: spans by role, the first run's funnel, a failing trial."""
+    from valuechain.report.funnel import render_funnel
+    from valuechain.report.tables import fitted_table
+    from valuechain.report.trial import render_trial
+
     out.print(fitted_table(store.spans_by_role(), title="spans by role"), crop=False)
     run_ids = store.runs()["run_id"].to_list()
     if run_ids:

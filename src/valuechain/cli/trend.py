@@ -10,9 +10,7 @@ from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.messages import aside
 from valuechain.cli.options import CHAINS, examples, format_option, reader_analyzer_option
 from valuechain.contract.vocab import SliceDimension, Stage
-from valuechain.query.trend import trend_request
-from valuechain.report.formats import Format
-from valuechain.report.trend import render_trend, trend_json
+from valuechain.report.output_formats import Format
 
 
 @main.command()
@@ -45,6 +43,9 @@ def trend(
     fmt: str,
 ) -> None:
     """Rates per stage over time, runs partitioned by parity keys; blocked runs and why."""
+    from valuechain.query.trend import trend_request
+    from valuechain.report.trend import render_trend, trend_json
+
     request = trend_request(  # bad values fail before the store is opened
         suite=suite, stage=stage, slice=slice_, since=since, chains=chains, analyzer=analyzer
     )

@@ -17,7 +17,6 @@ from valuechain.cli.options import (
     run_argument,
 )
 from valuechain.contract.vocab import Verdict
-from valuechain.report.verdict import render_verdict, verdict_junit, verdict_markdown
 
 # Exit code of `--fail-on` when the verdict is one of those listed (1 stays an error, 2 a
 # usage error, as click has it) — the same code `compare --fail-on regression` uses.
@@ -77,6 +76,8 @@ def verdict(
     fail_on: frozenset[Verdict],
 ) -> None:
     """A run's verdict: what was measured (with its unit), why, and who acts next."""
+    from valuechain.report.verdict import render_verdict, verdict_junit, verdict_markdown
+
     with open_store(ctx, read_only=True) as store:
         view = store.verdict(run, chains=chains, analyzer=analyzer, policy=policy, page=page)
     if fmt == "json":

@@ -18,7 +18,8 @@ from rich.text import Text
 from valuechain.contract.compare import CaseChange, CaseComparison, RunComparison
 from valuechain.contract.labels import STAGE_LABELS
 from valuechain.contract.rates import MeasuredRate, NotMeasuredRate
-from valuechain.report.tables import Col, FittedTable
+from valuechain.report.columns import Col
+from valuechain.report.tables import FittedTable
 
 NOT_MEASURED: Final = "n/m"
 CHANGE_STYLES: Final = {

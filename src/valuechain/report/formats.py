@@ -11,7 +11,6 @@ import datetime as dt
 import io
 import math
 from decimal import Decimal
-from enum import StrEnum
 from typing import Any, Final
 
 import orjson
@@ -19,6 +18,7 @@ import polars as pl
 from rich.table import Table
 
 from valuechain.contract.vocab import JS_MAX_SAFE_INTEGER
+from valuechain.report.output_formats import Format
 
 ISO_UTC: Final = "%Y-%m-%dT%H:%M:%S.%fZ"  # every timestamp, in every format
 CELL_LIMIT: Final = 200  # characters a table cell shows at most (csv and json stay whole)
@@ -29,13 +29,6 @@ def bounded(text: str, limit: int = CELL_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text.encode('utf-8', 'surrogatepass')):,} bytes)"
-
-
-class Format(StrEnum):
-    TABLE = "table"
-    CSV = "csv"
-    JSON = "json"
-    PARQUET = "parquet"
 
 
 def json_value(value: Any) -> Any:

@@ -28,7 +28,8 @@ from valuechain.contract.rates import (
 )
 from valuechain.contract.tallies import Exclusions, StageTally
 from valuechain.contract.vocab import MaterializationState, StageExclusionClass
-from valuechain.report.tables import Col, FittedTable
+from valuechain.report.columns import Col
+from valuechain.report.tables import FittedTable
 
 NOT_MEASURED: Final = "n/m (not measured)"
 UNLABELLED: Final = "(unlabelled)"  # display word only; the document stores null (§5.2)

@@ -7,7 +7,7 @@ from typing import Final
 
 import polars as pl
 
-from valuechain.report.tables import Col
+from valuechain.report.columns import Col
 
 ISSUE_COLUMNS: Final = (
     Col("code"),

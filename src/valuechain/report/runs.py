@@ -13,7 +13,7 @@ from typing import Final
 import polars as pl
 
 from valuechain.query.runs import RunCompleteness, StoreContents
-from valuechain.report.tables import Col
+from valuechain.report.columns import Col
 
 NOT_AN_EVAL_RUN: Final = "not an eval run: no suite id"
 NO_EVAL_RUN: Final = "no eval run in this store"

@@ -16,38 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import polars as pl
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
+from valuechain.report.columns import Col
 from valuechain.report.formats import bounded, cell_text
 
 NULL: Final = "∅"
 GAP: Final = "  "
 LONG_TEXT: Final = 40  # a generic text column whose longest cell is wider goes under the row
-
-
-@dataclass(frozen=True, slots=True)
-class Col:
-    """One column of a terminal table, read from the frame column ``name``.
-
-    ``keep``: 0 stays in line always; a higher number goes under the row sooner when the width
-    runs out (the first columns of equal ``keep`` stay longest). ``under``: always under the
-    row (free text). ``wide``: shown only with ``--wide`` (and in csv/json)."""
-
-    name: str
-    header: str | None = None
-    align: Literal["left", "right"] = "left"
-    keep: int = 0
-    under: bool = False
-    wide: bool = False
-
-    @property
-    def title(self) -> str:
-        return self.name if self.header is None else self.header
 
 
 def generic_columns(frame: pl.DataFrame, texts: dict[str, list[str]]) -> list[Col]:

@@ -13,7 +13,8 @@ from rich.text import Text
 from valuechain.contract.labels import CATEGORY_LABELS, STAGE_LABELS
 from valuechain.contract.vocab import FailureCategory, Stage
 from valuechain.query.trial import TrialView
-from valuechain.report.tables import Col, FittedTable
+from valuechain.report.columns import Col
+from valuechain.report.tables import FittedTable
 
 STATE_STYLE = {
     "passed": ("✔", "green"),

@@ -1,10 +1,12 @@
-"""What ``serve`` is started with (no server library imported: the CLI reads this at start-up)."""
+"""What ``serve`` is started with (nothing heavy imported: the CLI reads this at start-up)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from valuechain.pipeline.imports import ImportOptions
+if TYPE_CHECKING:
+    from valuechain.pipeline.imports import ImportOptions
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 TOKEN_ENV = "VALUECHAIN_SERVE_TOKEN"
@@ -19,6 +21,12 @@ class Limits:
     decoding: int = 8  # bodies read and decoded at once (the rest wait: memory stays bounded)
 
 
+def _import_options() -> ImportOptions:
+    from valuechain.pipeline.imports import ImportOptions  # noqa: PLC0415 (light at start-up)
+
+    return ImportOptions()
+
+
 @dataclass(frozen=True, slots=True)
 class ServeOptions:
     host: str = "127.0.0.1"
@@ -27,4 +35,4 @@ class ServeOptions:
     interval: float = 1.0  # seconds between import cycles (readers get the store between)
     wait: float = 600.0  # how long a cycle waits for a command holding the store
     limits: Limits = field(default_factory=Limits)
-    imports: ImportOptions = field(default_factory=ImportOptions)
+    imports: ImportOptions = field(default_factory=_import_options)

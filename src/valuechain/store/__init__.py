@@ -2,16 +2,40 @@
 
 Stored tables live in the DuckDB schema ``core``; users read the views of ``main``. The store
 depends on ``contract`` only: stages hand it Arrow tables and ledger records.
+
+Its names load on first use (PEP 562 ``__getattr__``): a light submodule (``memory_limit``,
+``files``) must not bring DuckDB and Arrow with it — the command line imports those at start.
 """
 
 from __future__ import annotations
 
-from valuechain.store.arrow_groups import concatenated
-from valuechain.store.database import DEFAULT_STORE, Database, default_store_path, open_database
-from valuechain.store.evidence_reads import EVERY_ROW, SpanRows, of_runs
-from valuechain.store.migrate import STORE_SCHEMA_VERSION
-from valuechain.store.pending import PendingDerivation, PendingGroup
-from valuechain.store.writer import Committed, SourceWriter
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from valuechain.store.arrow_groups import concatenated
+    from valuechain.store.database import Database, open_database
+    from valuechain.store.evidence_reads import EVERY_ROW, SpanRows, of_runs
+    from valuechain.store.location import DEFAULT_STORE, default_store_path
+    from valuechain.store.migrate import STORE_SCHEMA_VERSION
+    from valuechain.store.pending import PendingDerivation, PendingGroup
+    from valuechain.store.writer import Committed, SourceWriter
+
+_LAZY = {
+    "concatenated": "arrow_groups",
+    "DEFAULT_STORE": "location",
+    "Database": "database",
+    "default_store_path": "location",
+    "open_database": "database",
+    "EVERY_ROW": "evidence_reads",
+    "SpanRows": "evidence_reads",
+    "of_runs": "evidence_reads",
+    "STORE_SCHEMA_VERSION": "migrate",
+    "PendingDerivation": "pending",
+    "PendingGroup": "pending",
+    "Committed": "writer",
+    "SourceWriter": "writer",
+}
 
 __all__ = [
     "DEFAULT_STORE",
@@ -28,3 +52,16 @@ __all__ = [
     "of_runs",
     "open_database",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'valuechain.store' has no attribute {name!r}")
+    value = getattr(import_module(f"valuechain.store.{module}"), name)
+    globals()[name] = value  # once loaded, a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -16,8 +16,6 @@ import pyarrow as pa
 from valuechain.contract.measurements import check_persisted
 from valuechain.store import sqlfiles
 
-MEASUREMENTS_CHECKED_FROM = 12  # the store schema version whose derive step runs the check
-
 _CHECKED = pa.schema(
     [
         pa.field("trial_id", pa.string()),

@@ -28,25 +28,15 @@ from valuechain.store.consistency import check_ledger
 from valuechain.store.disk import damage, storage_error
 from valuechain.store.evidence_reads import EvidenceReads
 from valuechain.store.files import wal_path
-from valuechain.store.memory_limit import memory_limit_bytes
+from valuechain.store.location import default_store_path
+from valuechain.store.memory_limit import (
+    DEFAULT_MEMORY_LIMIT,
+    MEMORY_LIMIT_ENV,
+    memory_limit_bytes,
+)
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.sandbox import connect, read_only_sql
-
-DEFAULT_STORE = "valuechain.duckdb"
-STORE_ENV = "VALUECHAIN_STORE"
-# DuckDB's own default is 80 % of the machine's memory, kept as a page cache that grows with the
-# store; a bound keeps an import's footprint flat (DuckDB spills to disk beyond it). The page
-# cache fills to the bound on any store larger than it (a derive reads every block once), and
-# the derive step's two workers come on top: with 1GB a 1M-trial derive peaked at ~1.9 GB for
-# the process tree, with 512MB at ~1.3 GB; imports took the same time either way.
-DEFAULT_MEMORY_LIMIT = "512MB"
-MEMORY_LIMIT_ENV = "VALUECHAIN_MEMORY_LIMIT"
-
-
-def default_store_path() -> Path:
-    """``$VALUECHAIN_STORE`` if set, else ``./valuechain.duckdb``."""
-    return Path(os.environ.get(STORE_ENV) or DEFAULT_STORE)
 
 
 class Database(EvidenceReads):

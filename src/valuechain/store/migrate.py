@@ -35,9 +35,9 @@ from valuechain._version import __version__
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import StoreError, VersionAheadError
 from valuechain.store import sqlfiles
-from valuechain.store.backfill import MEASUREMENTS_CHECKED_FROM, check_producer_measurements
 from valuechain.store.files import copy_durably, replace_durably, work_file
 
+MEASUREMENTS_CHECKED_FROM = 12  # the store schema version whose derive step runs the check
 STORE_SCHEMA_VERSION = 12  # sql/migrate/NNN_{before,after}_* bring an older store to NNN
 VIEWS_DIGEST = "views_digest"
 SETUP_DIGEST = "setup_digest"
@@ -121,7 +121,10 @@ def create(con: duckdb.DuckDBPyConnection, stored: int | None) -> None:
         for sql in migrations(stored, "after"):
             con.execute(sql.text, sql.bind(params))
         if stored is not None and stored < MEASUREMENTS_CHECKED_FROM:
-            check_producer_measurements(con)  # the contract's rule, in Python (backfill.py)
+            # the contract's rule, in Python: loaded only for a store that predates it
+            from valuechain.store.backfill import check_producer_measurements  # noqa: PLC0415
+
+            check_producer_measurements(con)
         for sql in sqlfiles.folder("views"):
             con.execute(sql.text)
         for key, value in (

@@ -6,20 +6,39 @@ config always yields the same bytes. The modules, each importing only those list
 templates), `attributes` (pair builders of each span kind), `chain` (the persisted producer
 chain), `suite`, `trial` (one trial's trace), `failures` (the failure scenarios, each a
 `trial.Trial` variant), `runs` (trials in order, one request per trace), `writers` (files).
+
+Its names load on first use (PEP 562 ``__getattr__``), so the command line can read the
+archive's bounds (`history_bounds`) at start-up without the generator and derive.
 """
 
 from __future__ import annotations
 
-from valuechain.synth.config import SynthConfig
-from valuechain.synth.failures.catalogue import (
-    CATALOGUE,
-    REASONS_NOT_PRODUCED,
-    SCENARIO_KEY,
-    Scenario,
-    scenario_named,
-)
-from valuechain.synth.runs import generate_requests
-from valuechain.synth.writers import SynthSummary, write_export
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from valuechain.synth.config import SynthConfig
+    from valuechain.synth.failures.catalogue import (
+        CATALOGUE,
+        REASONS_NOT_PRODUCED,
+        SCENARIO_KEY,
+        Scenario,
+        scenario_named,
+    )
+    from valuechain.synth.runs import generate_requests
+    from valuechain.synth.writers import SynthSummary, write_export
+
+_LAZY = {
+    "SynthConfig": "config",
+    "CATALOGUE": "failures.catalogue",
+    "REASONS_NOT_PRODUCED": "failures.catalogue",
+    "SCENARIO_KEY": "failures.catalogue",
+    "Scenario": "failures.catalogue",
+    "scenario_named": "failures.catalogue",
+    "generate_requests": "runs",
+    "SynthSummary": "writers",
+    "write_export": "writers",
+}
 
 __all__ = [
     "CATALOGUE",
@@ -32,3 +51,16 @@ __all__ = [
     "scenario_named",
     "write_export",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'valuechain.synth' has no attribute {name!r}")
+    value = getattr(import_module(f"valuechain.synth.{module}"), name)
+    globals()[name] = value  # once loaded, a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

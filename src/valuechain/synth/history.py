@@ -27,6 +27,7 @@ from valuechain.errors import UsageError
 from valuechain.synth.config import SynthConfig
 from valuechain.synth.failures.catalogue import fits, scenario_named
 from valuechain.synth.failures.trial import FailureTrial, ScenarioCycle
+from valuechain.synth.history_bounds import MAX_WEEKS, MIN_WEEKS, PREVIOUS_ANALYZER
 from valuechain.synth.history_manifest import (
     MANIFEST_NAME,
     HistoryFile,
@@ -40,9 +41,7 @@ from valuechain.synth.suite import DAY_MS, Suite, build_suite, case_set_fingerpr
 from valuechain.synth.trial import Trial
 from valuechain.synth.vocabulary import MODELS, SERVERS, Case
 
-MIN_WEEKS, MAX_WEEKS = 5, 52
 START = dt.date(2026, 1, 5)  # a Monday; fixed so the same seed writes the same bytes
-PREVIOUS_ANALYZER = 11
 NOISE = 0.05  # the share of trials dealt a failure scenario of the catalogue
 REGRESSION = 0.6  # the share of a regressed run's positive trials whose expected tool fails
 HOUR_MS = 3_600_000
