@@ -8,9 +8,9 @@ first, and an eager ``from valuechain.api import …`` here would load the whole
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from valuechain._lazy import lazy_names
 from valuechain._version import __version__
 
 if TYPE_CHECKING:
@@ -28,14 +28,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'valuechain' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # once loaded, a plain module attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

@@ -9,8 +9,9 @@ Its names load on first use (PEP 562 ``__getattr__``): a light submodule (``memo
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from valuechain._lazy import lazy_names
 
 if TYPE_CHECKING:
     from valuechain.store.arrow_groups import concatenated
@@ -22,19 +23,19 @@ if TYPE_CHECKING:
     from valuechain.store.writer import Committed, SourceWriter
 
 _LAZY = {
-    "concatenated": "arrow_groups",
-    "DEFAULT_STORE": "location",
-    "Database": "database",
-    "default_store_path": "location",
-    "open_database": "database",
-    "EVERY_ROW": "evidence_reads",
-    "SpanRows": "evidence_reads",
-    "of_runs": "evidence_reads",
-    "STORE_SCHEMA_VERSION": "migrate",
-    "PendingDerivation": "pending",
-    "PendingGroup": "pending",
-    "Committed": "writer",
-    "SourceWriter": "writer",
+    "concatenated": ".arrow_groups",
+    "DEFAULT_STORE": ".location",
+    "Database": ".database",
+    "default_store_path": ".location",
+    "open_database": ".database",
+    "EVERY_ROW": ".evidence_reads",
+    "SpanRows": ".evidence_reads",
+    "of_runs": ".evidence_reads",
+    "STORE_SCHEMA_VERSION": ".migrate",
+    "PendingDerivation": ".pending",
+    "PendingGroup": ".pending",
+    "Committed": ".writer",
+    "SourceWriter": ".writer",
 }
 
 __all__ = [
@@ -54,14 +55,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'valuechain.store' has no attribute {name!r}")
-    value = getattr(import_module(f"valuechain.store.{module}"), name)
-    globals()[name] = value  # once loaded, a plain module attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

@@ -13,8 +13,9 @@ archive's bounds (`history_bounds`) at start-up without the generator and derive
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from valuechain._lazy import lazy_names
 
 if TYPE_CHECKING:
     from valuechain.synth.config import SynthConfig
@@ -29,15 +30,15 @@ if TYPE_CHECKING:
     from valuechain.synth.writers import SynthSummary, write_export
 
 _LAZY = {
-    "SynthConfig": "config",
-    "CATALOGUE": "failures.catalogue",
-    "REASONS_NOT_PRODUCED": "failures.catalogue",
-    "SCENARIO_KEY": "failures.catalogue",
-    "Scenario": "failures.catalogue",
-    "scenario_named": "failures.catalogue",
-    "generate_requests": "runs",
-    "SynthSummary": "writers",
-    "write_export": "writers",
+    "SynthConfig": ".config",
+    "CATALOGUE": ".failures.catalogue",
+    "REASONS_NOT_PRODUCED": ".failures.catalogue",
+    "SCENARIO_KEY": ".failures.catalogue",
+    "Scenario": ".failures.catalogue",
+    "scenario_named": ".failures.catalogue",
+    "generate_requests": ".runs",
+    "SynthSummary": ".writers",
+    "write_export": ".writers",
 }
 
 __all__ = [
@@ -53,14 +54,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'valuechain.synth' has no attribute {name!r}")
-    value = getattr(import_module(f"valuechain.synth.{module}"), name)
-    globals()[name] = value  # once loaded, a plain module attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
