@@ -256,6 +256,7 @@ ERRORS: list[tuple[tuple[str, ...], int, str]] = [
     (("scale", "no/such/file.json", "--out", "lake"), 1, "no/such/file.json"),
     (("--memory-limit", "3", "runs"), 2, "--memory-limit"),
     (("serve", "--host", "0.0.0.0"), 1, "--host 0.0.0.0"),
+    (("trials", "run_nope"), 1, "run_nope"),
 ]
 
 

@@ -174,6 +174,22 @@ class Store:
 
         return trial_view(self.db.con, trial_id, chains=chains, analyzer=analyzer)
 
+    def trials(
+        self,
+        run: str,
+        *,
+        case: str | None = None,
+        state: str | None = None,
+        stage: str | None = None,
+        analyzer: int | None = None,
+    ) -> pl.DataFrame:
+        """The run's trials and where each stopped (first failed link, reason, category);
+        ``state`` keeps those with a link in that state (``stage``: that link), ``stage`` alone
+        those whose first failed link it is; ``case``: a case id, key or title."""
+        from valuechain.query.trials import run_trials
+
+        return run_trials(self.db.con, run, case=case, state=state, stage=stage, analyzer=analyzer)
+
     def first_failing_trial(self) -> str | None:
         """The first trial (by id) whose derived chain failed a stage; None when none did."""
         from valuechain.query.trial import first_failing_trial

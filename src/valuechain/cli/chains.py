@@ -10,16 +10,19 @@ import click
 import orjson
 
 from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.messages import quiet
 from valuechain.cli.messages import summary as summary_line
 from valuechain.cli.options import (
     ANALYZER,
     CHAINS,
+    STATE_WORDS,
     TABULAR,
     WIDE,
     examples,
     reader_analyzer_option,
     require_runs,
     run_argument,
+    stage_option,
 )
 from valuechain.cli.progress import PhaseBar
 from valuechain.report.columns import Col
@@ -181,3 +184,66 @@ def chain_frame(view: TrialView) -> pl.DataFrame:
 def _snake(name: str) -> str:
     """``stateLabel`` → ``state_label``: csv columns are snake_case, as the views'."""
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+TRIALS_COLUMNS: Final = (
+    Col("trial_id", "trial"),
+    Col("first_failed_stage", "stopped at"),
+    Col("reason", keep=1),
+    Col("stage_state", "at --stage", keep=1),
+    Col("stage_reason", "its reason", keep=2),
+    Col("category", keep=3),
+    Col("variant", keep=4),
+    Col("repetition", "rep", align="right", keep=4),
+    Col("case", under=True),
+    Col("status", wide=True),
+)
+
+
+@main.command()
+@run_argument()
+@click.option("--case", "case", help="Only this case (its id, key or title).")
+@click.option(
+    "--state",
+    type=STATE_WORDS,
+    help="Only trials with a link in this state (with --stage: that link).",
+)
+@stage_option("Only trials that stopped at this link (with --state: whose link is in it).")
+@reader_analyzer_option("Read chains of this analyzer version.")
+@TABULAR
+@WIDE
+@click.pass_context
+@examples(
+    "valuechain trials RUN                         # every trial and where it stopped",
+    "valuechain trials RUN --stage 'Tool call'      # those that stopped at Tool call",
+    "valuechain trials RUN --state notMeasured --stage userValue",
+)
+def trials(
+    ctx: click.Context,
+    run: str,
+    case: str | None,
+    state: str | None,
+    stage: str | None,
+    analyzer: int | None,
+    fmt: str,
+    wide: bool,
+) -> None:
+    """List a run's trials with the link each stopped at, its reason and category: the ids
+    to pass to `valuechain trial`."""
+    with open_store(ctx, read_only=True) as store:
+        frame = store.trials(run, case=case, state=state, stage=stage, analyzer=analyzer)
+    if fmt != "table":
+        emit(frame, Format(fmt), None)
+        return
+    if not frame.height:
+        out.print(f"no trial of run {run} matches", highlight=False)
+        return
+    import polars as pl
+
+    table = frame.with_columns(pl.col("first_failed_stage").fill_null("— (no link failed)"))
+    columns = tuple(c for c in TRIALS_COLUMNS if c.name in frame.columns)
+    emit(table, Format.TABLE, None, columns=columns, wide=wide)
+    if not quiet():
+        shown = f"{frame.height} trial{'s' * (frame.height != 1)}"
+        first = frame["trial_id"][0] if frame.height else None
+        summary_line(shown + (f"; one in full: valuechain trial {first}" if first else ""))

@@ -8,13 +8,15 @@ checked once the store is open (`require_runs`), with the one "no such run" erro
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 from click.decorators import FC
 
+from valuechain.contract.labels import STAGE_LABELS, STATE_LABELS
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
 from valuechain.report.output_formats import Format
@@ -33,6 +35,44 @@ def format_option(*choices: str, help: str | None = None) -> Callable[[FC], FC]:
         show_default=True,
         help=help,
     )
+
+
+class Vocabulary(click.ParamType[str]):
+    """One word of a contract vocabulary, as the wire spells it (``userValue``) or as tables
+    print it (``User value``, ``user-value``): case, spaces, ``-`` and ``_`` do not matter.
+    The value is the wire word."""
+
+    def __init__(self, name: str, words: Iterable[tuple[StrEnum, str]]) -> None:
+        self.name = name
+        self.words = dict(words)
+        self._known = {
+            _folded(w): e.value for e, label in self.words.items() for w in (e.value, label)
+        }
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "|".join(e.value for e in self.words)
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> str:
+        found = self._known.get(_folded(str(value)))
+        if found is None:
+            named = ", ".join(f"{e.value} ({label})" for e, label in self.words.items())
+            self.fail(f"{value!r} is no {self.name}: one of {named}", param, ctx)
+        return found
+
+
+def _folded(word: str) -> str:
+    return "".join(c for c in word.lower() if c.isalnum())
+
+
+STAGE_WORDS = Vocabulary("stage", STAGE_LABELS.items())
+STATE_WORDS = Vocabulary("state", STATE_LABELS.items())
+
+
+def stage_option(help: str) -> Callable[[FC], FC]:
+    """``--stage``: a link of the chain, by its wire name or the word tables print."""
+    return click.option("--stage", type=STAGE_WORDS, default=None, help=help)
 
 
 def examples(*lines: str) -> Callable[[FC], FC]:

@@ -8,14 +8,20 @@ import click
 
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.messages import aside
-from valuechain.cli.options import CHAINS, examples, format_option, reader_analyzer_option
-from valuechain.contract.vocab import SliceDimension, Stage
+from valuechain.cli.options import (
+    CHAINS,
+    examples,
+    format_option,
+    reader_analyzer_option,
+    stage_option,
+)
+from valuechain.contract.vocab import SliceDimension
 from valuechain.report.output_formats import Format
 
 
 @main.command()
 @click.option("--suite", help="Only runs of this suite id.")
-@click.option("--stage", type=click.Choice([s.value for s in Stage]), help="Only this stage.")
+@stage_option("Only this stage (its name, or the word tables print: 'Tool call').")
 @click.option(
     "--slice",
     "slice_",

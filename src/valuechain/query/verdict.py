@@ -12,7 +12,8 @@ Trial statistics (CONTRACT §6.5) describe each case of a v2 decision; they neve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import duckdb
 from pydantic import MISSING
@@ -39,6 +40,7 @@ class VerdictView:
     policy_file: bool  # decided under a caller's policy file
     page: str | None  # the cursor this page was asked for (None: the first page)
     statistics: tuple[tuple[CaseAggregation, TrialStatistics], ...]
+    variants: Mapping[str, str] = field(default_factory=dict)  # trial id → provider/model
 
 
 def verdict_view(
@@ -92,4 +94,9 @@ def verdict_view(
         policy_file=policy is not None,
         page=page,
         statistics=statistics,
+        variants={
+            r["trial_id"]: r["variant"]
+            for r in query_rows(con, "query/trial_variants.sql", {"run_id": run_id})
+            if r["variant"] is not None
+        },
     )

@@ -88,6 +88,9 @@ def render_trial(view: TrialView, *, wide: bool = False) -> Group:
                 view.next_action,
             )
         )
+        later = _measured_after_stop(view)
+        if later:
+            parts.append(Text(LATER_LINKS.format(stage=where, links=", ".join(later)), "dim"))
     else:
         parts.append(
             Text(
@@ -140,3 +143,23 @@ def _evidence(evidence: dict[str, object]) -> str:
     if isinstance(reasons, list) and reasons:
         bits.append("; ".join(map(str, reasons)))
     return "  ".join(bits)
+
+
+# Why a link after the first failed one can still read passed (CONTRACT §1.2, reason 15): the
+# chain stops counting value there, yet a later link with evidence of its own keeps what it
+# measured; only a link that decided nothing is notReached. The README and the notebook say it
+# in these words.
+LATER_LINKS = (
+    "after {stage}, {links} still read as measured: a later link with evidence of its own keeps "
+    "its state; only a link that decided nothing is notReached. Value stopped at {stage} all "
+    "the same."
+)
+
+
+def _measured_after_stop(view: TrialView) -> list[str]:
+    """The links after the first failed one that were measured (passed or failed)."""
+    stages = [row["stage"] for row in view.chain]
+    if view.first_failed_stage not in stages:
+        return []
+    after = view.chain[stages.index(view.first_failed_stage) + 1 :]
+    return [STAGE_LABELS[Stage(r["stage"])] for r in after if r["state"] in ("passed", "failed")]

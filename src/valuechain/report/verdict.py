@@ -12,7 +12,7 @@ of diagnostics with the next owner of each non-passing trial. An empty complete 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 from xml.etree import ElementTree as ET
 
@@ -182,7 +182,9 @@ def page_line(summary: DecisionSummary) -> str:
     )
 
 
-def item_cells(item: DiagnosticItem) -> list[str]:
+def item_cells(item: DiagnosticItem, variants: Mapping[str, str]) -> list[str]:
+    """A failing trial as the tables show it: its id (what `valuechain trial` takes — the
+    summary's ``iterationId``, CONTRACT §6's word), case, variant, outcome, chain, next step."""
     chain = item.chain
     where: str = chain.status
     if isinstance(chain, VerifiedChain) and chain.first_failed_stage is not MISSING:
@@ -196,10 +198,11 @@ def item_cells(item: DiagnosticItem) -> list[str]:
         else (item.case_id if item.case_id is not MISSING else "")
     )
     result = item.status + ("" if item.result is MISSING else f"/{item.result}")
-    return [str(item.iteration_number), title, result, where, item.next_action]
+    variant = variants.get(item.iteration_id, "")
+    return [item.iteration_id, title, variant, result, where, item.next_action]
 
 
-ITEM_HEADERS: Final = ("#", "case", "status/result", "chain", "next action")
+ITEM_HEADERS: Final = ("trial", "case", "variant", "status/result", "chain", "next action")
 
 
 def next_page_line(view: VerdictView) -> str | None:
@@ -238,8 +241,16 @@ def render_verdict(view: VerdictView) -> RenderableType:
         parts.append(fitted_table(_frame(CASE_HEADERS, rows), title=title, max_rows=len(rows)))
     parts.append(Text(page_line(s)))
     if s.diagnostics.items:
-        rows = [item_cells(item) for item in s.diagnostics.items]
+        rows = [item_cells(item, view.variants) for item in s.diagnostics.items]
         parts.append(fitted_table(_frame(ITEM_HEADERS, rows), max_rows=len(rows)))
+        first = s.diagnostics.items[0].iteration_id
+        parts.append(
+            Text(
+                f"one in full: valuechain trial {first}; every trial of the run and where it "
+                f"stopped: valuechain trials {s.run_id}",
+                style="dim",
+            )
+        )
     more = next_page_line(view)
     if more:
         parts.append(Text(more))
@@ -274,7 +285,7 @@ def verdict_markdown(view: VerdictView) -> str:
     out += ["", page_line(s)]
     if s.diagnostics.items:
         out += ["", _md_row(ITEM_HEADERS), _md_row(["---"] * len(ITEM_HEADERS))]
-        out += [_md_row(item_cells(item)) for item in s.diagnostics.items]
+        out += [_md_row(item_cells(item, view.variants)) for item in s.diagnostics.items]
     more = next_page_line(view)
     if more:
         out += ["", f"`{more.removeprefix('next page: ')}` for the next page"]
@@ -308,7 +319,8 @@ def verdict_junit(view: VerdictView) -> str:
             failures += 1
             failure = ET.SubElement(test, "failure", message=message, type="failed")
             items = s.diagnostics.items if case is None else by_case.get(case.case_id, [])
-            failure.text = "\n".join(" | ".join(item_cells(i)) for i in items) or page_line(s)
+            cells = (" | ".join(item_cells(i, view.variants)) for i in items)
+            failure.text = "\n".join(cells) or page_line(s)
         elif verdict != "passed":
             skipped += 1
             ET.SubElement(
