@@ -11,6 +11,7 @@ from typing import Any
 from valuechain.contract.matching import MatchOptions, ToolCall, ToolCallMatch
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.otlp import (
+    Span,
     TrialTrace,
     bool_attr,
     int_attr,
@@ -30,7 +31,7 @@ def matcher_spans(
     result: dict[str, Any],
     matcher: Matcher,
     end_ms: float,
-    out: list[bytes],
+    out: list[Span],
 ) -> list[list[Any]]:
     """One matcher grader per turn: the SDK's own per-turn summaries (`trace.prompts`, whose
     `passed` is load-bearing, CONTRACT §2.2) when sent; else the case's expected vs actual
@@ -165,7 +166,7 @@ def predicate_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def predicate_spans(
-    ids: TrialTrace, root: str, result: dict[str, Any], end_ms: float, out: list[bytes]
+    ids: TrialTrace, root: str, result: dict[str, Any], end_ms: float, out: list[Span]
 ) -> list[dict[str, Any]]:
     """One predicate grader per `metadata.predicates[]` row (6.x): kind, tool, role, verdict."""
     rows = [r for r in predicate_rows(result) if promoted_call(r) is None]
