@@ -57,20 +57,26 @@ def sdk_part(translator: SdkTranslator, job: TrialJob, options: DecodeOptions) -
     """Translate one job and decode its requests (the unit of work of the decode pool); issue
     positions are the job's own, from byte 0 and line 1 (`place` moves them). The cyclic
     garbage collector is paused, as `decode_part` pauses it: translation allocates many
-    short-lived acyclic objects."""
+    short-lived acyclic objects, all gone (with `_sdk_part`'s frame) before it runs again —
+    else its next pass would walk them all."""
     with collector_paused():
-        requests, problems = translator.job_spans(job)
-        if not requests:  # every trial's match options refused
-            return SdkPart(None, problems, 0, 0)
-        resource = job.facts.resource
-        if options.native and options.fast and options.native_parts:
-            built = requests_table(resource, requests)
-            threshold = options.large_value_threshold
-            decoded = None if built is None else native.decode(built.table, threshold)
-            if built is not None and isinstance(decoded, native.Decoded):  # as `decode_part`
-                result = native_result(decoded, len(requests))  # decodes their lines
-                return SdkPart(result, problems, built.size, len(requests))
-        data = ndjson(resource, requests)
+        return _sdk_part(translator, job, options)
+
+
+def _sdk_part(translator: SdkTranslator, job: TrialJob, options: DecodeOptions) -> SdkPart:
+    requests, problems = translator.job_spans(job)
+    if not requests:  # every trial's match options refused
+        return SdkPart(None, problems, 0, 0)
+    resource = job.facts.resource
+    if options.native and options.fast and options.native_parts:
+        built = requests_table(resource, requests)
+        threshold = options.large_value_threshold
+        decoded = None if built is None else native.decode(built.table, threshold)
+        if built is not None and isinstance(decoded, native.Decoded):  # as `decode_part`
+            result = native_result(decoded, len(requests))  # decodes their lines
+            return SdkPart(result, problems, built.size, len(requests))
+    data = ndjson(resource, requests)
+    del requests
     result = decode_part(framing.Lines(data, 0, 1, True), options)
     return SdkPart(result, problems, len(data), data.count(b"\n"))
 
