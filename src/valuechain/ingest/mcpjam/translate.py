@@ -17,7 +17,7 @@ from typing import Any
 
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.clock import run_start_ns
-from valuechain.ingest.mcpjam.graders import Matcher
+from valuechain.ingest.mcpjam.graders import Matcher, remembering
 from valuechain.ingest.mcpjam.otlp import (
     PRODUCER,
     Attrs,
@@ -115,6 +115,7 @@ def job_spans(job: TrialJob, matcher: Matcher) -> tuple[list[list[Span]], list[Q
     """Each trial's spans (one OTLP request each, under the run's resource), and the results
     that could not be graded."""
     facts, requests, problems = job.facts, [], []
+    matcher = remembering(matcher)
     for t in job.trials:
         try:
             spans = trial_spans(
