@@ -4,6 +4,7 @@ import through them stores exactly what an import through the text stores."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -96,3 +97,4 @@ def test_an_import_through_built_tables_stores_what_the_text_does(
     text = _stored(path, tmp_path / "text.duckdb")
     assert built == text
     assert len(built["spans"]) > 100
+    assert gc.get_freeze_count() == 0  # the parse was frozen only while its jobs ran
