@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 
 from valuechain.ingest.mcpjam.graders import Matcher
+from valuechain.ingest.mcpjam.otlp import Span
 from valuechain.ingest.mcpjam.payloads import (
     SNIFF_BYTES,
     NotResults,
@@ -22,7 +23,13 @@ from valuechain.ingest.mcpjam.payloads import (
     looks_like_sdk,
     read_payload,
 )
-from valuechain.ingest.mcpjam.translate import TrialJob, translate, translate_job, trial_jobs
+from valuechain.ingest.mcpjam.translate import (
+    TrialJob,
+    job_spans,
+    translate,
+    translate_job,
+    trial_jobs,
+)
 
 __all__ = [
     "SNIFF_BYTES",
@@ -88,6 +95,11 @@ class SdkTranslator:
     def translate_job(self, job: TrialJob) -> tuple[bytes, list[Quarantined]]:
         """The job's NDJSON lines and the results that could not be graded."""
         return translate_job(job, self.matcher)
+
+    def job_spans(self, job: TrialJob) -> tuple[list[list[Span]], list[Quarantined]]:
+        """Each of the job's trials' spans (what its NDJSON line holds), and the results that
+        could not be graded."""
+        return job_spans(job, self.matcher)
 
     def __call__(self, data: bytes, source: str) -> Translation:
         """The whole source translated at once."""

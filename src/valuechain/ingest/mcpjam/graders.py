@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
+
 from valuechain.contract.matching import MatchOptions, ToolCall, ToolCallMatch
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.otlp import (
+    Span,
     TrialTrace,
     bool_attr,
     int_attr,
@@ -23,6 +26,30 @@ from valuechain.ingest.mcpjam.trace import as_list, prompt_index, prompt_summari
 Matcher = Callable[[Sequence[ToolCall], Sequence[ToolCall], MatchOptions, bool], ToolCallMatch]
 
 
+def remembering(matcher: Matcher) -> Matcher:
+    """``matcher``, each of its grades kept for the same calls (in the same order, their
+    arguments' keys too), options and negativity: a case's trials often repeat their calls,
+    and grading them again cost a fifth of a trial's translation. Refusals are not kept."""
+    grades: dict[tuple[bytes, MatchOptions, bool], ToolCallMatch] = {}
+
+    def grade(
+        expected: Sequence[ToolCall], actual: Sequence[ToolCall], options: MatchOptions, neg: bool
+    ) -> ToolCallMatch:
+        try:
+            calls = orjson.dumps(
+                [[[c.tool_name, c.arguments] for c in side] for side in (expected, actual)]
+            )
+        except TypeError:  # not plain JSON (orjson's error is one): graded each time
+            return matcher(expected, actual, options, neg)
+        key = (calls, options, neg)
+        found = grades.get(key)
+        if found is None:
+            found = grades[key] = matcher(expected, actual, options, neg)
+        return found
+
+    return grade
+
+
 def matcher_spans(
     ids: TrialTrace,
     root: str,
@@ -30,7 +57,7 @@ def matcher_spans(
     result: dict[str, Any],
     matcher: Matcher,
     end_ms: float,
-    out: list[bytes],
+    out: list[Span],
 ) -> list[list[Any]]:
     """One matcher grader per turn: the SDK's own per-turn summaries (`trace.prompts`, whose
     `passed` is load-bearing, CONTRACT §2.2) when sent; else the case's expected vs actual
@@ -52,7 +79,8 @@ def matcher_spans(
                 )
             )
     elif result.get("expectedToolCalls") is not None or result.get("isNegativeTest") is True:
-        expected = [_call(c) for c in expected_calls(result)]
+        calls = expected_calls(result)
+        expected = [_call(c) for c in calls]
         actual = [_call(c) for c in as_list(result.get("actualToolCalls"))]
         options = ident.resolved_match_options(result.get("matchOptions"))
         match = matcher(
@@ -66,7 +94,7 @@ def matcher_spans(
         rows.append(
             (
                 0,
-                [] if result.get("isNegativeTest") is True else expected_calls(result),
+                [] if result.get("isNegativeTest") is True else calls,
                 [_wire(c) for c in match.missing],
                 [_wire(c) for c in match.extra],
                 [
@@ -165,7 +193,7 @@ def predicate_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def predicate_spans(
-    ids: TrialTrace, root: str, result: dict[str, Any], end_ms: float, out: list[bytes]
+    ids: TrialTrace, root: str, result: dict[str, Any], end_ms: float, out: list[Span]
 ) -> list[dict[str, Any]]:
     """One predicate grader per `metadata.predicates[]` row (6.x): kind, tool, role, verdict."""
     rows = [r for r in predicate_rows(result) if promoted_call(r) is None]

@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from valuechain.ingest.mcpjam.otlp import TrialTrace, bool_attr, int_attr, otlp_span, string_attr
+from valuechain.ingest.mcpjam.otlp import (
+    Span,
+    TrialTrace,
+    bool_attr,
+    int_attr,
+    otlp_span,
+    string_attr,
+)
 
 _TRANSPORT_LOCAL = frozenset({-32000, -32001})
 
@@ -51,7 +58,7 @@ def turn_spans(
     trace_spans: list[dict[str, Any]],
     result: dict[str, Any],
     end_ms: float,
-    out: list[bytes],
+    out: list[Span],
 ) -> dict[int, str]:
     """One turn span per prompt index the trace or its prompt summaries name (else turn 0)."""
     bounds: dict[int, tuple[Any, Any]] = {}  # each turn's earliest start and latest end
@@ -129,7 +136,7 @@ def tool_spans(
     trace_spans: list[dict[str, Any]],
     failures: dict[str, tuple[str, str | None]],
     messages: list[Any],
-    out: list[bytes],
+    out: list[Span],
 ) -> int:
     """The trace's tool spans as `tool_call` spans (TRACE-FORMAT §3.5); without any, one per
     tool result in the transcript. Returns how many were written."""
@@ -205,7 +212,7 @@ def _tool_span(
     code: int | None,
     start: Any,
     end: Any,
-) -> bytes:
+) -> Span:
     tool = name if isinstance(name, str) and name else "unknown"
     attrs = [
         string_attr("mcp.app.span.role", "tool_call"),
@@ -242,7 +249,7 @@ def llm_and_error_spans(
     root: str,
     turns: dict[int, str],
     trace_spans: list[dict[str, Any]],
-    out: list[bytes],
+    out: list[Span],
 ) -> None:
     """LLM spans (`role = llm`, the model that served) and the SDK's `error` spans."""
     for k, span in enumerate(trace_spans):

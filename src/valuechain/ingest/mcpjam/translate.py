@@ -17,10 +17,11 @@ from typing import Any
 
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.clock import run_start_ns
-from valuechain.ingest.mcpjam.graders import Matcher
+from valuechain.ingest.mcpjam.graders import Matcher, remembering
 from valuechain.ingest.mcpjam.otlp import (
     PRODUCER,
     Attrs,
+    Span,
     bool_attr,
     double_attr,
     int_attr,
@@ -100,7 +101,21 @@ def trial_jobs(
 def translate_job(job: TrialJob, matcher: Matcher) -> tuple[bytes, list[Quarantined]]:
     """The job's trials as NDJSON lines, one OTLP request each, and the results that could
     not be graded."""
-    facts, lines, problems = job.facts, [], []
+    requests, problems = job_spans(job, matcher)
+    return ndjson(job.facts.resource, requests), problems
+
+
+def ndjson(resource: Attrs, requests: list[list[Span]]) -> bytes:
+    """The requests as NDJSON lines, each the trial's spans under ``resource``."""
+    lines = [otlp_request(resource, spans) for spans in requests]
+    return b"\n".join(lines) + (b"\n" if lines else b"")
+
+
+def job_spans(job: TrialJob, matcher: Matcher) -> tuple[list[list[Span]], list[Quarantined]]:
+    """Each trial's spans (one OTLP request each, under the run's resource), and the results
+    that could not be graded."""
+    facts, requests, problems = job.facts, [], []
+    matcher = remembering(matcher)
     for t in job.trials:
         try:
             spans = trial_spans(
@@ -109,8 +124,8 @@ def translate_job(job: TrialJob, matcher: Matcher) -> tuple[bytes, list[Quaranti
         except ValueError as exc:  # match options the matcher refuses (CONTRACT §2.4)
             problems.append(Quarantined(f"{t.path}.matchOptions", str(exc)))
             continue
-        lines.append(otlp_request(facts.resource, spans))
-    return b"\n".join(lines) + (b"\n" if lines else b""), problems
+        requests.append(spans)
+    return requests, problems
 
 
 def _run_facts(

@@ -18,6 +18,7 @@ from valuechain.ingest.mcpjam.graders import (
 from valuechain.ingest.mcpjam.otlp import (
     PRODUCER,
     Attrs,
+    Span,
     TrialTrace,
     bool_attr,
     int_attr,
@@ -58,7 +59,7 @@ def trial_spans(
     variant: tuple[str, str],
     repetition: int,
     matcher: Matcher,
-) -> list[bytes]:
+) -> list[Span]:
     """The trial's root span, then its turns, tool calls, LLM calls and graders."""
     provider, model = variant
     variant_key = f"{provider}/{model}@{PRODUCER}"
@@ -73,7 +74,7 @@ def trial_spans(
     trace_spans = trace_spans_of(result)
     messages = messages_of(result)
     failures = message_failures(messages)
-    spans: list[bytes] = []
+    spans: list[Span] = []
     end_ms = _duration(result, trace_spans)
     turns = turn_spans(ids, root_id, trace_spans, result, end_ms, spans)
     tools = tool_spans(ids, root_id, turns, trace_spans, failures, messages, spans)

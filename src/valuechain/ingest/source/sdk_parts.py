@@ -2,9 +2,13 @@
 
 A source of SDK results is read whole in the importing process (`SdkTranslator.read`: one
 parse, its runs and their keys), then cut into jobs of consecutive trials of one run. A
-worker translates its job into OTLP NDJSON lines (docs/mcpjam-sdk.md §4) and decodes them at
-once as the NDJSON lines of a framed source (`decode_part`), so translation runs on the
-workers, in parallel, and its NDJSON never crosses back: only the decoded tables do.
+worker translates its job into OTLP requests, one a trial (docs/mcpjam-sdk.md §4), and
+decodes them at once, so translation runs on the workers, in parallel, and only the decoded
+tables cross back. Where the native path takes them, the requests are built straight into
+the table Arrow's JSON reader would make of their NDJSON lines (`mcpjam.columns`), and
+decoded as it (`native.decode`): writing the text and reading it again cost more than the
+rest of the translation. Else their NDJSON lines are written and decoded as the lines of a
+framed source are (`decode_part`).
 """
 
 from __future__ import annotations
@@ -16,8 +20,12 @@ from dataclasses import dataclass
 
 from valuechain.ingest.bytes import framing
 from valuechain.ingest.mcpjam import SdkTranslator, TrialJob
+from valuechain.ingest.mcpjam.columns import requests_table
 from valuechain.ingest.mcpjam.payloads import Quarantined
+from valuechain.ingest.mcpjam.translate import ndjson
+from valuechain.ingest.otlp import native
 from valuechain.ingest.source.decoded import DecodeOptions
+from valuechain.ingest.source.native_parts import native_result
 from valuechain.ingest.source.parts import decode_part
 from valuechain.ingest.source.records import PartResult
 
@@ -46,14 +54,29 @@ class SdkPart:
 
 
 def sdk_part(translator: SdkTranslator, job: TrialJob, options: DecodeOptions) -> SdkPart:
-    """Translate one job and decode its lines (the unit of work of the decode pool); issue
+    """Translate one job and decode its requests (the unit of work of the decode pool); issue
     positions are the job's own, from byte 0 and line 1 (`place` moves them). The cyclic
     garbage collector is paused, as `decode_part` pauses it: translation allocates many
-    short-lived acyclic objects."""
+    short-lived acyclic objects, all gone (with `_sdk_part`'s frame) before it runs again —
+    else its next pass would walk them all."""
     with collector_paused():
-        data, problems = translator.translate_job(job)
-    if not data:  # every trial's match options refused
+        return _sdk_part(translator, job, options)
+
+
+def _sdk_part(translator: SdkTranslator, job: TrialJob, options: DecodeOptions) -> SdkPart:
+    requests, problems = translator.job_spans(job)
+    if not requests:  # every trial's match options refused
         return SdkPart(None, problems, 0, 0)
+    resource = job.facts.resource
+    if options.native and options.fast and options.native_parts:
+        built = requests_table(resource, requests)
+        threshold = options.large_value_threshold
+        decoded = None if built is None else native.decode(built.table, threshold)
+        if built is not None and isinstance(decoded, native.Decoded):  # as `decode_part`
+            result = native_result(decoded, len(requests))  # decodes their lines
+            return SdkPart(result, problems, built.size, len(requests))
+    data = ndjson(resource, requests)
+    del requests
     result = decode_part(framing.Lines(data, 0, 1, True), options)
     return SdkPart(result, problems, len(data), data.count(b"\n"))
 
