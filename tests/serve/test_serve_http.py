@@ -1,0 +1,291 @@
+"""``POST /v1/traces`` and the SDK routes as OTLP/HTTP asks, a decision table: what serve
+answers to each kind of request (status, body, headers), the token, the caps, start-up
+refusal, and that a body sent twice is in the store once."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import requests
+from google.rpc import code_pb2, status_pb2
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+from serve_harness import (
+    MCPJAM,
+    Served,
+    Start,
+    cli,
+    imported_runs,
+    sdk_runs,
+    served_requests,
+    span_ids,
+    start,
+)
+from starlette.requests import Request
+
+from valuechain.serve.app import Receiver
+from valuechain.serve.mcpjam import SdkRuns
+from valuechain.serve.options import Limits
+from valuechain.serve.spool import SDK_REPORT, Spool
+
+PROTOBUF = "application/x-protobuf"
+JSON = "application/json"
+MIB = 1 << 20
+INVALID, EXHAUSTED = code_pb2.INVALID_ARGUMENT, code_pb2.RESOURCE_EXHAUSTED
+TRACE = bytes.fromhex("5b8efff798038103d269b633813fc60c")
+
+
+def proto_request(*trace_ids: bytes) -> bytes:
+    """An ExportTraceServiceRequest with one span per trace id (span ids 1, 2, …)."""
+    message = ExportTraceServiceRequest()
+    spans = message.resource_spans.add().scope_spans.add().spans
+    for n, trace_id in enumerate(trace_ids, 1):
+        spans.append(
+            Span(
+                trace_id=trace_id,
+                span_id=n.to_bytes(8, "big"),
+                name=f"span-{n}",
+                start_time_unix_nano=1_700_000_000_000_000_000 + n,
+                end_time_unix_nano=1_700_000_000_000_000_500 + n,
+            )
+        )
+    return message.SerializeToString()
+
+
+def json_request(*trace_ids: str) -> bytes:
+    """The same as OTLP/JSON (ids in hex), with line breaks between its tokens."""
+    spans = [
+        {
+            "traceId": trace_id,
+            "spanId": f"{n:016x}",
+            "name": f"span-{n}",
+            "startTimeUnixNano": str(1_700_000_000_000_000_000 + n),
+            "endTimeUnixNano": str(1_700_000_000_000_000_500 + n),
+        }
+        for n, trace_id in enumerate(trace_ids, 1)
+    ]
+    body = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2)
+
+
+def gzipped(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9)
+
+
+BOMB = gzipped(b"\0" * (3 * MIB))  # a few KiB that inflate past --max-decompressed 2
+
+
+# --------------------------------------------------------------------------- the answers
+def empty_response(answer: requests.Response) -> None:
+    if answer.headers["content-type"].startswith(PROTOBUF):
+        response = ExportTraceServiceResponse.FromString(answer.content)
+        assert response == ExportTraceServiceResponse()
+    else:
+        assert answer.json() == {}
+
+
+def one_rejected(answer: requests.Response) -> None:
+    if answer.headers["content-type"].startswith(PROTOBUF):
+        partial = ExportTraceServiceResponse.FromString(answer.content).partial_success
+        rejected, message = partial.rejected_spans, partial.error_message
+    else:
+        partial = answer.json()["partialSuccess"]
+        rejected, message = int(partial["rejectedSpans"]), partial["errorMessage"]
+    assert rejected == 1
+    assert "E_MISSING_ID" in message
+
+
+def status_of(answer: requests.Response) -> tuple[int, str]:
+    """The google.rpc.Status of an error answer, in the answer's encoding."""
+    if answer.headers["content-type"].startswith(PROTOBUF):
+        status = status_pb2.Status.FromString(answer.content)
+        return status.code, status.message
+    body = answer.json()
+    return body["code"], body["message"]
+
+
+GOOD_JSON = json_request(TRACE.hex(), TRACE.hex())
+QUARANTINED_JSON = json_request(TRACE.hex(), "")  # an empty trace id
+
+# (id, content type, content encoding, body, status, check of the answer)
+CASES: list[tuple[str, str, str | None, bytes, int, Any]] = [
+    ("protobuf", PROTOBUF, None, proto_request(TRACE, TRACE), 200, empty_response),
+    ("protobuf-gzip", PROTOBUF, "gzip", gzipped(proto_request(TRACE)), 200, empty_response),
+    ("json", JSON, None, GOOD_JSON, 200, empty_response),
+    ("json-gzip-charset", f"{JSON};charset=utf-8", "gzip", gzipped(GOOD_JSON), 200, empty_response),
+    ("protobuf-quarantined", PROTOBUF, None, proto_request(TRACE, b""), 200, one_rejected),
+    ("json-quarantined", JSON, None, QUARANTINED_JSON, 200, one_rejected),
+    ("garbage-protobuf", PROTOBUF, None, b"\xff\xff\xff\xff not protobuf", 400, INVALID),
+    ("bad-json", JSON, None, b'{"resourceSpans": [', 400, INVALID),
+    ("gzip-cut", PROTOBUF, "gzip", gzipped(proto_request(TRACE) * 50)[:40], 400, INVALID),
+    ("gzip-not-gzip", JSON, "gzip", GOOD_JSON, 400, INVALID),
+    ("past-max-body", JSON, None, b" " * (MIB + 1) + GOOD_JSON, 413, EXHAUSTED),
+    ("gzip-bomb", PROTOBUF, "gzip", BOMB, 413, EXHAUSTED),
+    ("text-plain", "text/plain", None, GOOD_JSON, 415, INVALID),
+    ("brotli", JSON, "br", GOOD_JSON, 415, INVALID),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def capped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One serve for the table: --max-body 1 MiB, --max-decompressed 2 MiB."""
+    store = tmp_path_factory.mktemp("capped") / "capped.duckdb"
+    served = start(store, "--max-body", "1", "--max-decompressed", "2")
+    yield served
+    assert served.stop() == 0
+
+
+@pytest.mark.parametrize(
+    ("content_type", "encoding", "body", "status", "check"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
+def test_traces_answer(
+    capped: Served, content_type: str, encoding: str | None, body: bytes, status: int, check: Any
+) -> None:
+    headers = {"Content-Type": content_type} | ({"Content-Encoding": encoding} if encoding else {})
+    answer = capped.post("/v1/traces", body, **headers)
+    assert answer.status_code == status, answer.text
+    if status == 200:
+        check(answer)
+        return
+    code, message = status_of(answer)  # a google.rpc.Status, as OTLP/HTTP's failures are
+    assert code == check and message
+    if content_type.startswith((PROTOBUF, JSON)):  # the request's encoding, else JSON
+        assert answer.headers["content-type"].startswith(content_type.split(";", maxsplit=1)[0])
+
+
+@pytest.mark.slow
+def test_answered_bodies_only_are_in_the_store(tmp_path: Path) -> None:
+    """After the table: the accepted bodies' spans are in the store, the refused ones' not."""
+    store = tmp_path / "table.duckdb"
+    served = start(store, "--max-body", "1", "--max-decompressed", "2")
+    accepted = set()  # the bodies answered 200, as spooled: once inflated
+    for _, content_type, encoding, body, status, _check in CASES:
+        headers = {"Content-Type": content_type} | (
+            {"Content-Encoding": encoding} if encoding else {}
+        )
+        assert served.post("/v1/traces", body, **headers).status_code == status
+        if status == 200:
+            accepted.add(gzip.decompress(body) if encoding == "gzip" else body)
+    assert served.stop() == 0
+    assert served_requests(store) == len(accepted)
+    # the quarantined span (an empty trace id) is not among the spans
+    assert all(trace for trace, _ in span_ids(store))
+
+
+# --------------------------------------------------------------------------- the token
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    served = start(tmp_path_factory.mktemp("guarded") / "guarded.duckdb", "--token", "secret")
+    yield served
+    assert served.stop() == 0
+
+
+@pytest.mark.parametrize(
+    ("authorization", "status"),
+    [(None, 401), ("Bearer wrong", 401), ("secret", 401), ("Bearer secret", 200)],
+    ids=["none", "wrong", "not-bearer", "right"],
+)
+def test_token(guarded: Served, authorization: str | None, status: int) -> None:
+    served = guarded
+    auth = {"Authorization": authorization} if authorization else {}
+    answer = served.post("/v1/traces", GOOD_JSON, **{"Content-Type": JSON}, **auth)
+    assert answer.status_code == status
+    sdk = served.post("/sdk/v1/evals/report", b"{}", **{"Content-Type": JSON}, **auth)
+    if status == 401:
+        assert answer.headers["www-authenticate"] == "Bearer"
+        assert status_of(answer)[0] == code_pb2.UNAUTHENTICATED
+        assert sdk.status_code == 401 and sdk.json()["ok"] is False
+    else:
+        assert sdk.status_code == 400  # past the token: an empty report is refused as such
+
+
+def test_refuses_to_listen_beyond_loopback_without_a_token(store: Path) -> None:
+    done = cli(store, "serve", "--host", "0.0.0.0", "--port", "0", timeout=30)
+    assert done.returncode == 1
+    assert "--host 0.0.0.0: serving beyond this machine needs a token" in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert not store.exists()
+
+
+# --------------------------------------------------------------------------- twice, once
+def drained(served: Served, received: int) -> None:
+    """Wait until serve acknowledged ``received`` requests and the spool is empty again."""
+    while True:
+        health = requests.get(served.url + "/health", timeout=10).json()
+        if health["received"] == received and health["backlog"] == 0:
+            return
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(("content_type", "when"), [(PROTOBUF, "one-cycle"), (JSON, "two-cycles")])
+def test_a_body_sent_twice_is_in_the_store_once(
+    serve: Start, store: Path, content_type: str, when: str
+) -> None:
+    body = proto_request(TRACE, TRACE) if content_type == PROTOBUF else GOOD_JSON
+    if when == "one-cycle":  # both copies wait for the cycle of the stop
+        served = serve(store, interval=30)
+        served.post("/v1/traces", proto_request(bytes(range(1, 17))), **{"Content-Type": PROTOBUF})
+        drained(served, 1)  # the first cycle is done: the next is 30 s away
+        for _ in range(2):
+            assert served.post("/v1/traces", body, **{"Content-Type": content_type}).ok
+    else:
+        served = serve(store)
+        served.post("/v1/traces", proto_request(bytes(range(1, 17))), **{"Content-Type": PROTOBUF})
+        for n in (2, 3):
+            assert served.post("/v1/traces", body, **{"Content-Type": content_type}).ok
+            drained(served, n)
+    assert served.stop() == 0
+    ids = span_ids(store)
+    assert len(ids) == len(set(ids)) == 3  # the other request's span and the twice-sent two
+    assert served_requests(store) == 2  # one ledger row per distinct body
+
+
+@pytest.mark.slow
+def test_sdk_iterations_sent_twice_are_skipped_and_counted_once(
+    serve: Start, store: Path, tmp_path: Path
+) -> None:
+    folder = MCPJAM / "1.14.0" / "captured" / "reporter"
+    start_body, *batches, finalize = sorted(folder.glob("0*.json"))
+    served = serve(store)
+    run_id = served.post("/sdk/v1/evals/runs/start", start_body.read_bytes()).json()["runId"]
+    total = 0
+    for batch in batches:
+        body = batch.read_bytes().replace(b"run_fixture_1", run_id.encode())
+        results = len(orjson.loads(body)["results"])
+        first = served.post("/sdk/v1/evals/runs/iterations", body).json()
+        again = served.post("/sdk/v1/evals/runs/iterations", body).json()  # the SDK's retry
+        total += results
+        assert first == {"ok": True, "inserted": results, "skipped": 0, "total": total}
+        assert again == {"ok": True, "inserted": 0, "skipped": results, "total": total}
+    body = finalize.read_bytes().replace(b"run_fixture_1", run_id.encode())
+    assert served.post("/sdk/v1/evals/runs/finalize", body).json()["summary"]["total"] == total
+    assert served.stop() == 0
+    assert sdk_runs(store) == imported_runs(tmp_path, folder)
+
+
+# --------------------------------------------------------------------------- back-pressure
+def test_backlog_past_the_cap_is_answered_503_with_retry_after(tmp_path: Path) -> None:
+    """A full spool is hard to reach through the command line: the receiver's own check."""
+    spool = Spool(tmp_path / "s.spool")
+    receiver = Receiver(
+        spool, SdkRuns(spool), Limits(max_backlog=10, retry_after=7), None, threading.Event()
+    )
+    post = Request({"type": "http", "method": "POST", "headers": [(b"content-length", b"5")]})
+    assert receiver.refused(post, JSON) is None
+    spool.put(b"x" * 11, SDK_REPORT)
+    refused = receiver.refused(post, JSON)
+    assert refused is not None and refused.status == 503
+    assert refused.headers == {"Retry-After": "7"}
+    assert orjson.loads(refused.body)["code"] == code_pb2.UNAVAILABLE
