@@ -122,6 +122,18 @@ def start(store: Path, *args: str, interval: float = 0.2, timeout: float = 60) -
     raise AssertionError(f"serve did not answer /health:\n{served.output}")
 
 
+def drained(served: Served, received: int, timeout: float = 60) -> None:
+    """Wait until serve acknowledged ``received`` requests or more and its spool is empty
+    again (all imported)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        health = requests.get(served.url + "/health", timeout=10).json()
+        if health["received"] >= received and health["backlog"] == 0:
+            return
+        assert time.monotonic() < deadline, f"serve did not import in {timeout} s: {health}"
+        time.sleep(0.05)
+
+
 # --------------------------------------------------------------------------- what the store holds
 def span_ids(store: Path) -> list[tuple[str, str]]:
     with valuechain.open(store) as s:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from serve_harness import (
     Served,
     Start,
     cli,
+    drained,
     imported_runs,
     sdk_runs,
     served_requests,
@@ -122,6 +122,8 @@ CASES: list[tuple[str, str, str | None, bytes, int, Any]] = [
     ("protobuf", PROTOBUF, None, proto_request(TRACE, TRACE), 200, empty_response),
     ("protobuf-gzip", PROTOBUF, "gzip", gzipped(proto_request(TRACE)), 200, empty_response),
     ("json", JSON, None, GOOD_JSON, 200, empty_response),
+    ("protobuf-empty-request", PROTOBUF, None, b"", 200, empty_response),
+    ("json-empty-request", JSON, None, b" {}\n", 200, empty_response),
     ("json-gzip-charset", f"{JSON};charset=utf-8", "gzip", gzipped(GOOD_JSON), 200, empty_response),
     ("protobuf-quarantined", PROTOBUF, None, proto_request(TRACE, b""), 200, one_rejected),
     ("json-quarantined", JSON, None, QUARANTINED_JSON, 200, one_rejected),
@@ -166,17 +168,16 @@ def test_traces_answer(
 
 
 @pytest.mark.slow
-def test_answered_bodies_only_are_in_the_store(tmp_path: Path) -> None:
+def test_answered_bodies_only_are_in_the_store(serve: Start, store: Path) -> None:
     """After the table: the accepted bodies' spans are in the store, the refused ones' not."""
-    store = tmp_path / "table.duckdb"
-    served = start(store, "--max-body", "1", "--max-decompressed", "2")
+    served = serve(store, "--max-body", "1", "--max-decompressed", "2")
     accepted = set()  # the bodies answered 200, as spooled: once inflated
     for _, content_type, encoding, body, status, _check in CASES:
         headers = {"Content-Type": content_type} | (
             {"Content-Encoding": encoding} if encoding else {}
         )
         assert served.post("/v1/traces", body, **headers).status_code == status
-        if status == 200:
+        if status == 200 and body.strip() not in (b"", b"{}"):  # empty requests: nothing to keep
             accepted.add(gzip.decompress(body) if encoding == "gzip" else body)
     assert served.stop() == 0
     assert served_requests(store) == len(accepted)
@@ -220,15 +221,6 @@ def test_refuses_to_listen_beyond_loopback_without_a_token(store: Path) -> None:
 
 
 # --------------------------------------------------------------------------- twice, once
-def drained(served: Served, received: int) -> None:
-    """Wait until serve acknowledged ``received`` requests and the spool is empty again."""
-    while True:
-        health = requests.get(served.url + "/health", timeout=10).json()
-        if health["received"] == received and health["backlog"] == 0:
-            return
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize(("content_type", "when"), [(PROTOBUF, "one-cycle"), (JSON, "two-cycles")])
 def test_a_body_sent_twice_is_in_the_store_once(
     serve: Start, store: Path, content_type: str, when: str
@@ -273,6 +265,31 @@ def test_sdk_iterations_sent_twice_are_skipped_and_counted_once(
     assert served.post("/sdk/v1/evals/runs/finalize", body).json()["summary"]["total"] == total
     assert served.stop() == 0
     assert sdk_runs(store) == imported_runs(tmp_path, folder)
+
+
+@pytest.mark.slow
+def test_a_retried_finalize_is_answered_as_the_first(serve: Start, store: Path) -> None:
+    """The SDK retries a finalize whose answer it did not get (a timeout): the retry is
+    answered as the first was, before the import of the run and after it."""
+    folder = MCPJAM / "1.14.0" / "captured" / "reporter"
+    start_body, *batches, finalize = sorted(folder.glob("0*.json"))
+    served = serve(store)
+    run_id = served.post("/sdk/v1/evals/runs/start", start_body.read_bytes()).json()["runId"]
+    for batch in batches:
+        body = batch.read_bytes().replace(b"run_fixture_1", run_id.encode())
+        assert served.post("/sdk/v1/evals/runs/iterations", body).ok
+    body = finalize.read_bytes().replace(b"run_fixture_1", run_id.encode())
+    first = served.post("/sdk/v1/evals/runs/finalize", body)
+    assert first.status_code == 200
+    answers = [served.post("/sdk/v1/evals/runs/finalize", body)]  # the run may be in, or not
+    drained(served, 1 + len(batches) + 2)  # the run imported
+    answers.append(served.post("/sdk/v1/evals/runs/finalize", body))
+    for again in answers:
+        assert (again.status_code, again.json()) == (200, first.json())
+    other = body.replace(b'"externalRunId"', b'"externalRunId":"x","ignored"')
+    assert served.post("/sdk/v1/evals/runs/finalize", other).status_code in (404, 409)
+    assert served.stop() == 0
+    assert served_requests(store) == 2 + len(batches)  # the finalize once
 
 
 # --------------------------------------------------------------------------- back-pressure

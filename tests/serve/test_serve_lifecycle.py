@@ -5,19 +5,17 @@ each body once."""
 from __future__ import annotations
 
 import signal
-import time
 from pathlib import Path
 
 import orjson
 import pytest
-import requests
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from serve_harness import (
     MCPJAM,
-    Served,
     Start,
     cli,
+    drained,
     imported_runs,
     sdk_runs,
     served_requests,
@@ -57,15 +55,6 @@ def traces_json(n: int) -> bytes:
         for s in (1, 2)
     ]
     return orjson.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
-
-
-def drained(served: Served, received: int) -> None:
-    """Wait until serve acknowledged ``received`` requests and imported them all."""
-    while True:
-        health = requests.get(served.url + "/health", timeout=10).json()
-        if health["received"] == received and health["backlog"] == 0:
-            return
-        time.sleep(0.05)
 
 
 @pytest.mark.slow
