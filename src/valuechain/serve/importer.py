@@ -9,7 +9,8 @@ costs tens of milliseconds, an OTLP exporter sends a request a few seconds apart
 - OTLP requests: the protobuf bodies of a cycle become one length-prefixed source (the
   collector's ``proto`` file format), the JSON bodies one NDJSON source (a body's line breaks
   are whitespace between JSON tokens — inside strings JSON escapes them — so they become
-  spaces and the body means what it meant), at most ``BATCH_BYTES`` a source.
+  spaces and the body means what it meant; a leading UTF-8 byte-order mark is dropped), at
+  most ``BATCH_BYTES`` a source.
 - MCPJam SDK reports: each its own source, as ``import`` reads the same file; a streaming
   run: its folder's bodies joined once finalized (`serve.mcpjam`).
 
@@ -39,6 +40,7 @@ from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO, SDK_REPORT, Spool, Spo
 from valuechain.store import Database, sqlfiles
 
 BATCH_BYTES = 64 << 20
+UTF8_BOM = b"\xef\xbb\xbf"  # decode_export takes a body starting with one (200)
 _KNOWN = "store/410_served_requests.sql"
 _RECORD = "store/411_record_served_requests.sql"
 
@@ -174,7 +176,8 @@ def _joined(batch: list[Spooled]) -> Iterator[bytes]:
         if body.kind == OTLP_PROTO:
             yield len(data).to_bytes(4, "big")
             yield data
-        else:
+        else:  # a UTF-8 byte-order mark starts a body, never a line of NDJSON: dropped
+            data = data.removeprefix(UTF8_BOM)
             yield data.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n"
 
 
