@@ -7,10 +7,8 @@ when a cycle is under way. Requests are never imported one by one: a source's tr
 costs tens of milliseconds, an OTLP exporter sends a request a few seconds apart per process.
 
 - OTLP requests: the protobuf bodies of a cycle become one length-prefixed source (the
-  collector's ``proto`` file format), the JSON bodies one NDJSON source (a body's line breaks
-  are whitespace between JSON tokens — inside strings JSON escapes them — so they become
-  spaces and the body means what it meant; a leading UTF-8 byte-order mark is dropped), at
-  most ``BATCH_BYTES`` a source.
+  collector's ``proto`` file format), the JSON bodies one NDJSON source (`spool.batched`),
+  at most ``BATCH_BYTES`` a source.
 - MCPJam SDK reports: each its own source, as ``import`` reads the same file; a streaming
   run: its folder's bodies joined once finalized (`serve.mcpjam`).
 
@@ -36,11 +34,18 @@ from valuechain.pipeline.derive import DeriveSummary, derive_pending
 from valuechain.pipeline.imports import ImportOptions, SourceResult, import_file
 from valuechain.pipeline.sdk_sources import reporter_runs
 from valuechain.serve.mcpjam import SdkRuns
-from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO, SDK_REPORT, Spool, Spooled, sha256_of
+from valuechain.serve.spool import (
+    OTLP_JSON,
+    OTLP_PROTO,
+    SDK_REPORT,
+    Spool,
+    Spooled,
+    batched,
+    sha256_of,
+)
 from valuechain.store import Database, sqlfiles
 
 BATCH_BYTES = 64 << 20
-UTF8_BOM = b"\xef\xbb\xbf"  # decode_export takes a body starting with one (200)
 _KNOWN = "store/410_served_requests.sql"
 _RECORD = "store/411_record_served_requests.sql"
 
@@ -172,13 +177,7 @@ def _batches(bodies: list[Spooled]) -> Iterator[list[Spooled]]:
 
 def _joined(batch: list[Spooled]) -> Iterator[bytes]:
     for body in batch:
-        data = body.path.read_bytes()
-        if body.kind == OTLP_PROTO:
-            yield len(data).to_bytes(4, "big")
-            yield data
-        else:  # a UTF-8 byte-order mark starts a body, never a line of NDJSON: dropped
-            data = data.removeprefix(UTF8_BOM)
-            yield data.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n"
+        yield batched(body.path.read_bytes(), body.kind)
 
 
 def _fresh(db: Database, batch: list[Spooled]) -> list[Spooled]:

@@ -23,7 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from valuechain.contract.issues import Severity
 from valuechain.ingest.bytes.compression import GZIP_MAGIC, Unpacker
 from valuechain.ingest.decode import DecodeOptions, decode_export
-from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO
+from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO, batched
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -78,7 +78,10 @@ def receive_traces(
         body = data
     if _empty_request(body, media):  # valid, and nothing to keep: an import would call it empty
         return export_reply(media, 0, "")
-    decoded = decode_export(body, f"POST /v1/traces ({media})", DecodeOptions())
+    kind = OTLP_PROTO if media == PROTOBUF else OTLP_JSON
+    # decoded as the importer's batch will read it (one record of it), never as a file: a
+    # gzip or framed stream sent as the body itself is no ExportTraceServiceRequest
+    decoded = decode_export(batched(body, kind), f"POST /v1/traces ({media})", DecodeOptions())
     if decoded.status == "rejected" or decoded.rejection is not None:
         why = decoded.rejection.render() if decoded.rejection else "not an OTLP trace request"
         return status_reply(400, media, why)
@@ -87,7 +90,6 @@ def receive_traces(
     if quarantined:
         worst = [i for i in decoded.issues if i.severity is Severity.ERROR] or decoded.issues
         message = f"{quarantined} spans quarantined: {worst[0].code.value}: {worst[0].message}"
-    kind = OTLP_PROTO if media == PROTOBUF else OTLP_JSON
     return Accepted(body, kind, export_reply(media, quarantined, message), decoded.span_count)
 
 
