@@ -65,6 +65,10 @@ class Served:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def spool(self) -> Path:
+        return self.store.with_name(self.store.name + ".spool")
+
+    @property
     def output(self) -> str:
         return "".join(self.lines)
 

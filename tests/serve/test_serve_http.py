@@ -288,8 +288,12 @@ def test_a_retried_finalize_is_answered_as_the_first(serve: Start, store: Path) 
         assert (again.status_code, again.json()) == (200, first.json())
     other = body.replace(b'"externalRunId"', b'"externalRunId":"x","ignored"')
     assert served.post("/sdk/v1/evals/runs/finalize", other).status_code in (404, 409)
+    # a CI retry of the whole run (its externalRunId again) once it is imported: reused
+    again = served.post("/sdk/v1/evals/runs/start", start_body.read_bytes())
+    assert again.json() == first.json() | {"reused": True}
     assert served.stop() == 0
     assert served_requests(store) == 2 + len(batches)  # the finalize once
+    assert not any(p.is_dir() for p in served.spool.iterdir())  # no run left open
 
 
 # --------------------------------------------------------------------------- back-pressure

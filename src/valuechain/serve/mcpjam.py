@@ -49,8 +49,10 @@ class SdkRuns:
         self.spool = spool
         self._lock = threading.Lock()
         # runs finalized since start: runId → (sha256 of the finalize body, the answer), so a
-        # retried finalize is answered as the first, also once the run is imported
+        # retried finalize is answered as the first, also once the run is imported (its
+        # folder gone); externalRunId → the answer, so a retried start is ``reused`` then too
         self._finalized: dict[str, tuple[str, SdkReply]] = {}
+        self._imported: dict[str, SdkReply] = {}
 
     # ------------------------------------------------------------------ the steps
     def report(self, body: bytes) -> SdkReply:
@@ -73,6 +75,8 @@ class SdkRuns:
         with self._lock:
             if isinstance(external, str) and (known := self._run_of(external)) is not None:
                 return self._again(known, payload)  # the reporter's retry of its start
+            if isinstance(external, str) and (done := self._imported.get(external)) is not None:
+                return SdkReply(200, done.body | {"reused": True})  # its run is in the store
             run_id = f"run_{hashlib.sha256(body).hexdigest()[:16]}"
             folder = self._folder(run_id)
             self.spool.put(body, SDK_REPORT, folder, "start")
@@ -118,6 +122,9 @@ class SdkRuns:
             results = [r for batch in _bodies(folder, "iterations") for r in batch]
             reply = _done(start[0] if start else {}, str(run_id), results)
             self._finalized[str(run_id)] = (sha256, reply)
+            external = start[0].get("externalRunId") if start else None
+            if isinstance(external, str):
+                self._imported[external] = reply
         return reply
 
     # ------------------------------------------------------------------ the importer's side
