@@ -167,6 +167,15 @@ def test_traces_answer(
         assert answer.headers["content-type"].startswith(content_type.split(";", maxsplit=1)[0])
 
 
+def test_sdk_routes_answer_refusals_as_the_sdk_reads_them(capped: Served) -> None:
+    """The SDK shows a failed request's ``error`` (``{ok: false, error}``), also past the cap."""
+    chunks = (b" " * (MIB // 4) for _ in range(5))  # chunked: no Content-Length to refuse
+    for body in (b" " * (MIB + 1) + b"{}", chunks):
+        answer = requests.post(capped.url + "/sdk/v1/evals/report", data=body, timeout=30)
+        assert answer.status_code == 413
+        assert answer.json()["ok"] is False and "cap" in answer.json()["error"]
+
+
 @pytest.mark.slow
 def test_answered_bodies_only_are_in_the_store(serve: Start, store: Path) -> None:
     """After the table: the accepted bodies' spans are in the store, the refused ones' not."""
