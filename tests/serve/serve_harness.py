@@ -13,12 +13,16 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import count
 from pathlib import Path
 from typing import Any
 
+import orjson
 import requests
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 import valuechain
 
@@ -26,6 +30,7 @@ REPO = Path(__file__).resolve().parents[2]
 PRODUCERS = REPO / "fixtures" / "producers"
 MCPJAM = PRODUCERS / "mcpjam-sdk"
 BANNER = "valuechain serve: listening on http://"
+START_NS = 1_700_000_000_000_000_000
 
 
 def env() -> dict[str, str]:
@@ -136,6 +141,52 @@ def drained(served: Served, received: int, timeout: float = 60) -> None:
             return
         assert time.monotonic() < deadline, f"serve did not import in {timeout} s: {health}"
         time.sleep(0.05)
+
+
+# --------------------------------------------------------------------------- requests to send
+def trace_id(n: int) -> str:
+    return f"{n:032x}"
+
+
+def _spans(trace_ids: Sequence[str], spans: int) -> Iterator[tuple[str, int]]:
+    """(trace id, span number): ``spans`` spans a trace, numbered across the request."""
+    numbers = count(1)
+    for trace in trace_ids:
+        for _ in range(spans):
+            yield trace, next(numbers)
+
+
+def otlp_json(*trace_ids: str, spans: int = 1, indent: bool = False) -> bytes:
+    """An OTLP/JSON ExportTraceServiceRequest: ``spans`` spans in each trace (ids in hex)."""
+    out = [
+        {
+            "traceId": trace,
+            "spanId": f"{n:016x}",
+            "name": f"span-{n}",
+            "startTimeUnixNano": str(START_NS + n),
+            "endTimeUnixNano": str(START_NS + 500 + n),
+        }
+        for trace, n in _spans(trace_ids, spans)
+    ]
+    body = {"resourceSpans": [{"scopeSpans": [{"spans": out}]}]}
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2 if indent else None)
+
+
+def otlp_proto(*trace_ids: str, spans: int = 1) -> bytes:
+    """The same request as protobuf."""
+    message = ExportTraceServiceRequest()
+    out = message.resource_spans.add().scope_spans.add().spans
+    for trace, n in _spans(trace_ids, spans):
+        out.append(
+            Span(
+                trace_id=bytes.fromhex(trace),
+                span_id=n.to_bytes(8, "big"),
+                name=f"span-{n}",
+                start_time_unix_nano=START_NS + n,
+                end_time_unix_nano=START_NS + 500 + n,
+            )
+        )
+    return message.SerializeToString()
 
 
 # --------------------------------------------------------------------------- what the store holds

@@ -15,10 +15,8 @@ import pytest
 import requests
 from google.rpc import code_pb2, status_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
-from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from serve_harness import (
     MCPJAM,
     Served,
@@ -26,10 +24,13 @@ from serve_harness import (
     cli,
     drained,
     imported_runs,
+    otlp_json,
+    otlp_proto,
     sdk_runs,
     served_requests,
     span_ids,
     start,
+    trace_id,
 )
 from starlette.requests import Request
 
@@ -42,40 +43,7 @@ PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 MIB = 1 << 20
 INVALID, EXHAUSTED = code_pb2.INVALID_ARGUMENT, code_pb2.RESOURCE_EXHAUSTED
-TRACE = bytes.fromhex("5b8efff798038103d269b633813fc60c")
-
-
-def proto_request(*trace_ids: bytes) -> bytes:
-    """An ExportTraceServiceRequest with one span per trace id (span ids 1, 2, …)."""
-    message = ExportTraceServiceRequest()
-    spans = message.resource_spans.add().scope_spans.add().spans
-    for n, trace_id in enumerate(trace_ids, 1):
-        spans.append(
-            Span(
-                trace_id=trace_id,
-                span_id=n.to_bytes(8, "big"),
-                name=f"span-{n}",
-                start_time_unix_nano=1_700_000_000_000_000_000 + n,
-                end_time_unix_nano=1_700_000_000_000_000_500 + n,
-            )
-        )
-    return message.SerializeToString()
-
-
-def json_request(*trace_ids: str) -> bytes:
-    """The same as OTLP/JSON (ids in hex), with line breaks between its tokens."""
-    spans = [
-        {
-            "traceId": trace_id,
-            "spanId": f"{n:016x}",
-            "name": f"span-{n}",
-            "startTimeUnixNano": str(1_700_000_000_000_000_000 + n),
-            "endTimeUnixNano": str(1_700_000_000_000_000_500 + n),
-        }
-        for n, trace_id in enumerate(trace_ids, 1)
-    ]
-    body = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
-    return orjson.dumps(body, option=orjson.OPT_INDENT_2)
+TRACE = "5b8efff798038103d269b633813fc60c"
 
 
 def gzipped(data: bytes) -> bytes:
@@ -114,22 +82,22 @@ def status_of(answer: requests.Response) -> tuple[int, str]:
     return body["code"], body["message"]
 
 
-GOOD_JSON = json_request(TRACE.hex(), TRACE.hex())
-QUARANTINED_JSON = json_request(TRACE.hex(), "")  # an empty trace id
+GOOD_JSON = otlp_json(TRACE, TRACE, indent=True)
+QUARANTINED_JSON = otlp_json(TRACE, "")  # an empty trace id
 
 # (id, content type, content encoding, body, status, check of the answer)
 CASES: list[tuple[str, str, str | None, bytes, int, Any]] = [
-    ("protobuf", PROTOBUF, None, proto_request(TRACE, TRACE), 200, empty_response),
-    ("protobuf-gzip", PROTOBUF, "gzip", gzipped(proto_request(TRACE)), 200, empty_response),
+    ("protobuf", PROTOBUF, None, otlp_proto(TRACE, TRACE), 200, empty_response),
+    ("protobuf-gzip", PROTOBUF, "gzip", gzipped(otlp_proto(TRACE)), 200, empty_response),
     ("json", JSON, None, GOOD_JSON, 200, empty_response),
     ("protobuf-empty-request", PROTOBUF, None, b"", 200, empty_response),
     ("json-empty-request", JSON, None, b" {}\n", 200, empty_response),
     ("json-gzip-charset", f"{JSON};charset=utf-8", "gzip", gzipped(GOOD_JSON), 200, empty_response),
-    ("protobuf-quarantined", PROTOBUF, None, proto_request(TRACE, b""), 200, one_rejected),
+    ("protobuf-quarantined", PROTOBUF, None, otlp_proto(TRACE, ""), 200, one_rejected),
     ("json-quarantined", JSON, None, QUARANTINED_JSON, 200, one_rejected),
     ("garbage-protobuf", PROTOBUF, None, b"\xff\xff\xff\xff not protobuf", 400, INVALID),
     ("bad-json", JSON, None, b'{"resourceSpans": [', 400, INVALID),
-    ("gzip-cut", PROTOBUF, "gzip", gzipped(proto_request(TRACE) * 50)[:40], 400, INVALID),
+    ("gzip-cut", PROTOBUF, "gzip", gzipped(otlp_proto(TRACE) * 50)[:40], 400, INVALID),
     ("gzip-not-gzip", JSON, "gzip", GOOD_JSON, 400, INVALID),
     ("past-max-body", JSON, None, b" " * (MIB + 1) + GOOD_JSON, 413, EXHAUSTED),
     ("gzip-bomb", PROTOBUF, "gzip", BOMB, 413, EXHAUSTED),
@@ -234,16 +202,16 @@ def test_refuses_to_listen_beyond_loopback_without_a_token(store: Path) -> None:
 def test_a_body_sent_twice_is_in_the_store_once(
     serve: Start, store: Path, content_type: str, when: str
 ) -> None:
-    body = proto_request(TRACE, TRACE) if content_type == PROTOBUF else GOOD_JSON
+    body = otlp_proto(TRACE, TRACE) if content_type == PROTOBUF else GOOD_JSON
     if when == "one-cycle":  # both copies wait for the cycle of the stop
         served = serve(store, interval=30)
-        served.post("/v1/traces", proto_request(bytes(range(1, 17))), **{"Content-Type": PROTOBUF})
+        served.post("/v1/traces", otlp_proto(trace_id(99)), **{"Content-Type": PROTOBUF})
         drained(served, 1)  # the first cycle is done: the next is 30 s away
         for _ in range(2):
             assert served.post("/v1/traces", body, **{"Content-Type": content_type}).ok
     else:
         served = serve(store)
-        served.post("/v1/traces", proto_request(bytes(range(1, 17))), **{"Content-Type": PROTOBUF})
+        served.post("/v1/traces", otlp_proto(trace_id(99)), **{"Content-Type": PROTOBUF})
         for n in (2, 3):
             assert served.post("/v1/traces", body, **{"Content-Type": content_type}).ok
             drained(served, n)

@@ -7,10 +7,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-import orjson
 import pytest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.trace.v1.trace_pb2 import Span
+from serve_harness import otlp_json, otlp_proto, trace_id
 
 from valuechain.pipeline.imports import ImportOptions
 from valuechain.serve.importer import Importer
@@ -19,46 +17,10 @@ from valuechain.serve.otlp import JSON, PROTOBUF, Accepted, Reply, receive_trace
 from valuechain.serve.spool import Spool, spool_folder
 from valuechain.store import Database
 
-
-def proto(n: int) -> bytes:
-    """The same request as protobuf."""
-    return ExportTraceServiceRequest(
-        resource_spans=[
-            {
-                "scope_spans": [
-                    {
-                        "spans": [
-                            Span(
-                                trace_id=n.to_bytes(16, "big"),
-                                span_id=n.to_bytes(8, "big"),
-                                name=f"span-{n}",
-                                start_time_unix_nano=1_700_000_000_000_000_000 + n,
-                                end_time_unix_nano=1_700_000_000_000_000_500 + n,
-                            )
-                        ]
-                    }
-                ]
-            }
-        ]
-    ).SerializeToString()
-
-
-def body(n: int) -> bytes:
-    """An OTLP/JSON request of one span in trace ``n``."""
-    span = {
-        "traceId": f"{n:032x}",
-        "spanId": f"{n:016x}",
-        "name": f"span-{n}",
-        "startTimeUnixNano": str(1_700_000_000_000_000_000 + n),
-        "endTimeUnixNano": str(1_700_000_000_000_000_500 + n),
-    }
-    return orjson.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
-
-
 ODD = {  # bodies receive_traces accepts (200, nothing rejected) that a batch holds mid-file
-    "utf8-bom": b"\xef\xbb\xbf" + body(2),
-    "line-breaks": orjson.dumps(orjson.loads(body(2)), option=orjson.OPT_INDENT_2),
-    "crlf": orjson.dumps(orjson.loads(body(2)), option=orjson.OPT_INDENT_2).replace(b"\n", b"\r\n"),
+    "utf8-bom": b"\xef\xbb\xbf" + otlp_json(trace_id(2)),
+    "line-breaks": otlp_json(trace_id(2), indent=True),
+    "crlf": otlp_json(trace_id(2), indent=True).replace(b"\n", b"\r\n"),
 }
 
 
@@ -84,18 +46,19 @@ def cycle(tmp_path: Path, bodies: list[bytes], media: str) -> list[str]:
 
 @pytest.mark.parametrize("odd", list(ODD.values()), ids=list(ODD))
 def test_every_accepted_json_body_of_a_batch_is_imported(tmp_path: Path, odd: bytes) -> None:
-    assert cycle(tmp_path, [body(1), odd, body(3)], JSON) == [f"{n:032x}" for n in (1, 2, 3)]
-
-
-def test_an_accepted_protobuf_body_of_a_batch_is_imported(tmp_path: Path) -> None:
-    assert cycle(tmp_path, [proto(1), proto(2), proto(3)], PROTOBUF) == [
-        f"{n:032x}" for n in (1, 2, 3)
+    assert cycle(tmp_path, [otlp_json(trace_id(1)), odd, otlp_json(trace_id(3))], JSON) == [
+        trace_id(n) for n in (1, 2, 3)
     ]
 
 
+def test_an_accepted_protobuf_body_of_a_batch_is_imported(tmp_path: Path) -> None:
+    bodies = [otlp_proto(trace_id(n)) for n in (1, 2, 3)]
+    assert cycle(tmp_path, bodies, PROTOBUF) == [trace_id(n) for n in (1, 2, 3)]
+
+
 NOT_ONE_REQUEST = {  # read as files by the import, never one ExportTraceServiceRequest
-    "length-prefixed": len(proto(2)).to_bytes(4, "big") + proto(2),
-    "gzip-without-content-encoding": gzip.compress(proto(2)),
+    "length-prefixed": len(otlp_proto(trace_id(2))).to_bytes(4, "big") + otlp_proto(trace_id(2)),
+    "gzip-without-content-encoding": gzip.compress(otlp_proto(trace_id(2))),
 }
 
 

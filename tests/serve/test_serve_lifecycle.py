@@ -7,60 +7,34 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-import orjson
 import pytest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from serve_harness import (
     MCPJAM,
     Start,
     cli,
     drained,
     imported_runs,
+    otlp_json,
+    otlp_proto,
     sdk_runs,
     served_requests,
     span_ids,
+    trace_id,
 )
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 JSON = {"Content-Type": "application/json"}
 
 
-def traces(n: int, spans: int = 3) -> bytes:
-    """Request ``n``: one trace (id n) of ``spans`` spans."""
-    message = ExportTraceServiceRequest()
-    out = message.resource_spans.add().scope_spans.add().spans
-    for s in range(1, spans + 1):
-        out.append(
-            Span(
-                trace_id=n.to_bytes(16, "big"),
-                span_id=s.to_bytes(8, "big"),
-                name=f"request-{n} span-{s}",
-                start_time_unix_nano=1_700_000_000_000_000_000 + s,
-                end_time_unix_nano=1_700_000_000_000_001_000 + s,
-            )
-        )
-    return message.SerializeToString()
-
-
-def traces_json(n: int) -> bytes:
-    spans = [
-        {
-            "traceId": f"{n:032x}",
-            "spanId": f"{s:016x}",
-            "name": f"request-{n} span-{s}",
-            "startTimeUnixNano": str(1_700_000_000_000_000_000 + s),
-            "endTimeUnixNano": str(1_700_000_000_000_001_000 + s),
-        }
-        for s in (1, 2)
-    ]
-    return orjson.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
+def request(n: int) -> bytes:
+    """Request ``n``: one trace (id n) of three spans, in protobuf."""
+    return otlp_proto(trace_id(n), spans=3)
 
 
 @pytest.mark.slow
 def test_commands_read_the_store_while_serve_runs(serve: Start, store: Path) -> None:
     served = serve(store)
-    assert served.post("/v1/traces", traces(1), **PROTOBUF).status_code == 200
+    assert served.post("/v1/traces", request(1), **PROTOBUF).status_code == 200
     drained(served, 1)  # imported: the importer waits for the next request, the store free
 
     runs = cli(store, "--wait", "10", "runs")
@@ -69,7 +43,7 @@ def test_commands_read_the_store_while_serve_runs(serve: Start, store: Path) -> 
     assert count.returncode == 0, count.stdout + count.stderr
     assert count.stdout.split() == ["n", "3"]
 
-    assert served.post("/v1/traces", traces(2), **PROTOBUF).status_code == 200  # still serving
+    assert served.post("/v1/traces", request(2), **PROTOBUF).status_code == 200  # still serving
     assert served.stop() == 0
     assert len(span_ids(store)) == 6
 
@@ -80,9 +54,11 @@ def test_sigkill_loses_no_answered_request(serve: Start, store: Path, tmp_path: 
     start_body, *batches, finalize = reporter
 
     served = serve(store, interval=30)
-    assert served.post("/v1/traces", traces(1), **PROTOBUF).status_code == 200
+    assert served.post("/v1/traces", request(1), **PROTOBUF).status_code == 200
     drained(served, 1)  # the first cycle is over: the next one is 30 s away
-    bodies = [(traces(n), PROTOBUF) for n in range(2, 6)] + [(traces_json(6), JSON)]
+    bodies = [(otlp_proto(trace_id(n), spans=3), PROTOBUF) for n in range(2, 6)] + [
+        (otlp_json(trace_id(6), spans=2), JSON)
+    ]
     for body, headers in bodies:
         assert served.post("/v1/traces", body, **headers).status_code == 200
     # a streaming SDK run, open when serve dies: started, its iterations sent
