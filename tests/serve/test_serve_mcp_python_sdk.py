@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from serve_harness import PRODUCERS, Start, env
 from test_producers import _observed  # the chain query test_producers pins goldens with
 
@@ -18,6 +19,7 @@ from valuechain.store import Database
 SESSION = Path(__file__).with_name("mcp_live_session.py")
 
 
+@pytest.mark.slow
 def test_live_session_is_the_pinned_trial(serve: Start, store: Path) -> None:
     served = serve(store)
     run = subprocess.run(

@@ -79,6 +79,7 @@ def _ids(spans: Sequence[ReadableSpan]) -> list[tuple[str, str]]:
     return sorted(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("processor", ["batch", "simple"])
 def test_protobuf_gzip_exports_land_in_the_store(serve: Start, store: Path, processor: str) -> None:
     served = serve(store)
