@@ -1,6 +1,6 @@
 """``serve`` over its life: other commands read the store while it runs (between import
-cycles), and a SIGKILL loses no request it answered 200 — the next start imports the spool,
-each body once."""
+cycles), Ctrl-C stops it cleanly, and a SIGKILL loses no request it answered 200 — the next
+start imports the spool, each body once."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def test_commands_read_the_store_while_serve_runs(serve: Start, store: Path) -> 
     assert count.stdout.split() == ["n", "3"]
 
     assert served.post("/v1/traces", request(2), **PROTOBUF).status_code == 200  # still serving
-    assert served.stop() == 0
+    assert served.stop(signal.SIGINT) == 0  # Ctrl-C: a clean stop, the spool imported
+    assert "stopped: 2 requests received" in served.output
     assert len(span_ids(store)) == 6
 
 
