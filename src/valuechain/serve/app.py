@@ -104,6 +104,13 @@ def _sdk_response(reply: SdkReply) -> Response:
     return Response(orjson.dumps(reply.body), reply.status, media_type=JSON)
 
 
+def _sdk_refusal(refused: Reply) -> Response:
+    """A refusal as the SDK reads one (``{ok: false, error}``), not as OTLP's Status."""
+    error = orjson.loads(refused.body).get("message", "")
+    body = orjson.dumps({"ok": False, "error": error})
+    return Response(body, refused.status, refused.headers, JSON)
+
+
 def build_app(receiver: Receiver) -> Starlette:
     async def traces(request: Request) -> Response:
         media = media_type(request.headers.get("content-type"))
@@ -132,16 +139,10 @@ def build_app(receiver: Receiver) -> Starlette:
         async def handle(request: Request) -> Response:
             refused = receiver.refused(request, JSON)
             if refused is not None:
-                error = orjson.loads(refused.body).get("message", "")
-                return Response(
-                    orjson.dumps({"ok": False, "error": error}),
-                    refused.status,
-                    refused.headers,
-                    JSON,
-                )
+                return _sdk_refusal(refused)
             body = await receiver.body(request, JSON)
             if isinstance(body, Reply):
-                return _response(body)
+                return _sdk_refusal(body)
             reply = await run_in_threadpool(step, body)
             if reply.status == 200:
                 receiver.done()

@@ -7,9 +7,8 @@ when a cycle is under way. Requests are never imported one by one: a source's tr
 costs tens of milliseconds, an OTLP exporter sends a request a few seconds apart per process.
 
 - OTLP requests: the protobuf bodies of a cycle become one length-prefixed source (the
-  collector's ``proto`` file format), the JSON bodies one NDJSON source (a body's line breaks
-  are whitespace between JSON tokens — inside strings JSON escapes them — so they become
-  spaces and the body means what it meant), at most ``BATCH_BYTES`` a source.
+  collector's ``proto`` file format), the JSON bodies one NDJSON source (`spool.batched`),
+  at most ``BATCH_BYTES`` a source.
 - MCPJam SDK reports: each its own source, as ``import`` reads the same file; a streaming
   run: its folder's bodies joined, as ``import`` joins the same bodies saved one a file
   (`serve.mcpjam`). While the run is open (no ``finalize`` yet) that source is imported
@@ -51,6 +50,7 @@ from valuechain.serve.spool import (
     SDK_REPORT,
     Spool,
     Spooled,
+    batched,
     fsync_folder,
     sha256_of,
 )
@@ -239,12 +239,7 @@ def _batches(bodies: list[Spooled]) -> Iterator[list[Spooled]]:
 
 def _joined(batch: list[Spooled]) -> Iterator[bytes]:
     for body in batch:
-        data = body.path.read_bytes()
-        if body.kind == OTLP_PROTO:
-            yield len(data).to_bytes(4, "big")
-            yield data
-        else:
-            yield data.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n"
+        yield batched(body.path.read_bytes(), body.kind)
 
 
 def _fresh(db: Database, batch: list[Spooled]) -> list[Spooled]:

@@ -15,7 +15,8 @@ A report is spooled as one body. A streaming run's bodies are spooled in a folde
 (``run-<runId>/``, in arrival order) and imported as one source once ``finalize`` arrives —
 exactly the source ``import`` makes of the same bodies saved one a file (`reporter_runs`), so
 a run reported live and one imported from files are the same run. A body repeated by the
-SDK's retry (the same bytes) is spooled once and answered ``skipped``.
+SDK's retry (the same bytes) is spooled once and answered ``skipped``; a retried ``finalize``
+(the same bytes, its answer lost) is answered as the first, while this serve runs.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ class SdkRuns:
     def __init__(self, spool: Spool) -> None:
         self.spool = spool
         self._lock = threading.Lock()
+        # runs finalized since start: runId → (sha256 of the finalize body, the answer), so a
+        # retried finalize is answered as the first, also once the run is imported (its
+        # folder gone); externalRunId → the answer, so a retried start is ``reused`` then too
+        self._finalized: dict[str, tuple[str, SdkReply]] = {}
+        self._imported: dict[str, SdkReply] = {}
 
     # ------------------------------------------------------------------ the steps
     def report(self, body: bytes) -> SdkReply:
@@ -69,6 +75,8 @@ class SdkRuns:
         with self._lock:
             if isinstance(external, str) and (known := self._run_of(external)) is not None:
                 return self._again(known, payload)  # the reporter's retry of its start
+            if isinstance(external, str) and (done := self._imported.get(external)) is not None:
+                return SdkReply(200, done.body | {"reused": True})  # its run is in the store
             run_id = f"run_{hashlib.sha256(body).hexdigest()[:16]}"
             folder = self._folder(run_id)
             self.spool.put(body, SDK_REPORT, folder, "start")
@@ -101,14 +109,23 @@ class SdkRuns:
         if isinstance(payload, SdkReply):
             return payload
         run_id = payload.get("runId")
+        sha256 = hashlib.sha256(body).hexdigest()
         with self._lock:
+            known = self._finalized.get(run_id) if isinstance(run_id, str) else None
+            if known is not None and known[0] == sha256:  # the reporter's retry: as the first
+                return known[1]
             folder = self._open_run(run_id)
             if isinstance(folder, SdkReply):
                 return folder
             self.spool.put(body, SDK_REPORT, folder, FINALIZE)
             start = _bodies(folder, "start")
             results = [r for batch in _bodies(folder, "iterations") for r in batch]
-        return _done(start[0] if start else {}, str(run_id), results)
+            reply = _done(start[0] if start else {}, str(run_id), results)
+            self._finalized[str(run_id)] = (sha256, reply)
+            external = start[0].get("externalRunId") if start else None
+            if isinstance(external, str):
+                self._imported[external] = reply
+        return reply
 
     # ------------------------------------------------------------------ the importer's side
     def finalized(self) -> list[Path]:

@@ -4,6 +4,7 @@ reply out; the app spools what it accepts).
 - ``application/x-protobuf`` and ``application/json`` (parameters such as ``charset``
   ignored), anything else 415; ``Content-Encoding: gzip`` (or none) inflated up to the
   decompression cap (413 past it, 400 for a broken stream), any other encoding 415.
+- An empty request (no bytes in protobuf, ``{}`` in JSON) is valid OTLP: 200, nothing kept.
 - The body is decoded as an import would decode it (``decode_export``): a body the import
   would reject is answered 400 with a ``google.rpc.Status`` saying why, and never spooled; a
   body with quarantined spans is accepted with ``partial_success.rejected_spans`` and the
@@ -22,7 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from valuechain.contract.issues import Severity
 from valuechain.ingest.bytes.compression import GZIP_MAGIC, Unpacker
 from valuechain.ingest.decode import DecodeOptions, decode_export
-from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO
+from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO, batched
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -75,7 +76,12 @@ def receive_traces(
             code = 413 if unpacker.problem.value == "E_TOO_LARGE" else 400
             return status_reply(code, media, f"gzip body: {unpacker.message}")
         body = data
-    decoded = decode_export(body, f"POST /v1/traces ({media})", DecodeOptions())
+    if _empty_request(body, media):  # valid, and nothing to keep: an import would call it empty
+        return export_reply(media, 0, "")
+    kind = OTLP_PROTO if media == PROTOBUF else OTLP_JSON
+    # decoded as the importer's batch will read it (one record of it), never as a file: a
+    # gzip or framed stream sent as the body itself is no ExportTraceServiceRequest
+    decoded = decode_export(batched(body, kind), f"POST /v1/traces ({media})", DecodeOptions())
     if decoded.status == "rejected" or decoded.rejection is not None:
         why = decoded.rejection.render() if decoded.rejection else "not an OTLP trace request"
         return status_reply(400, media, why)
@@ -84,8 +90,20 @@ def receive_traces(
     if quarantined:
         worst = [i for i in decoded.issues if i.severity is Severity.ERROR] or decoded.issues
         message = f"{quarantined} spans quarantined: {worst[0].code.value}: {worst[0].message}"
-    kind = OTLP_PROTO if media == PROTOBUF else OTLP_JSON
     return Accepted(body, kind, export_reply(media, quarantined, message), decoded.span_count)
+
+
+def _empty_request(body: bytes, media: str) -> bool:
+    """An ExportTraceServiceRequest without spans as its encodings write it: no bytes at all
+    (protobuf), ``{}`` (JSON: the proto3 mapping omits an empty ``resourceSpans``)."""
+    if media == PROTOBUF:
+        return not body
+    if len(body) > 64:
+        return False
+    try:
+        return bool(orjson.loads(body) == {})
+    except orjson.JSONDecodeError:
+        return False
 
 
 def export_reply(media: str, rejected_spans: int, message: str) -> Reply:

@@ -122,6 +122,21 @@ class Spool:
         fsync_folder(aside)
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def batched(body: bytes, kind: str) -> bytes:
+    """``body`` as a record of the importer's batch of its kind: a length-prefixed record of
+    the collector's ``proto`` format, or one NDJSON line (a body's line breaks are whitespace
+    between JSON tokens — inside strings JSON escapes them — so they become spaces and the
+    body means what it meant; a leading UTF-8 byte-order mark starts no line: dropped). The
+    receiver decodes this, not the body alone, so what it answers 200 the batch reads alike."""
+    if kind == OTLP_PROTO:
+        return len(body).to_bytes(4, "big") + body
+    line = body.removeprefix(UTF8_BOM).replace(b"\r", b" ").replace(b"\n", b" ")
+    return line + b"\n"
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
