@@ -63,8 +63,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from valuechain import api
 from valuechain.cli import main
+from valuechain.ingest import decode
 from valuechain.pipeline import derive, export, imports, recompute
 from valuechain.store import Database, database, maintenance, migrate, sqlfiles, writer
 
@@ -259,7 +259,9 @@ def install(point: str, sig: signal.Signals) -> None:
         raise SystemExit(f"unknown point {point!r}")
     if os.environ.get("INTERRUPT_BATCH_BYTES"):
         size = int(os.environ["INTERRUPT_BATCH_BYTES"])
-        api.DecodeOptions = functools.partial(api.DecodeOptions, batch_bytes=size)  # type: ignore[misc]
+        # the verbs read DecodeOptions from ingest.decode when they run
+        small = functools.partial(decode.DecodeOptions, batch_bytes=size)
+        decode.DecodeOptions = small  # type: ignore[misc]
     if os.environ.get("INTERRUPT_COMMIT_ROWS"):
         writer.COMMIT_ROWS = int(os.environ["INTERRUPT_COMMIT_ROWS"])
 
