@@ -16,7 +16,7 @@ from nbclient import NotebookClient
 import valuechain
 
 NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
-PUBLIC = {"valuechain", "altair", "polars"}  # what a notebook may import
+PUBLIC = {"valuechain", "altair", "polars", "tempfile", "pathlib"}  # what a notebook may import
 
 
 def test_both_notebooks_are_there() -> None:
@@ -76,4 +76,16 @@ def test_runs_headlessly_without_error(path: Path, tmp_path: Path) -> None:
         if output.output_type == "error"
     ]
     assert errors == []
-    assert (tmp_path / "history.duckdb").exists()
+    assert list(tmp_path.iterdir()) == []  # the history and its store went to a folder of their own
+    charts = [
+        output
+        for cell in book.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type in ("display_data", "execute_result")
+        and any(kind.startswith(("image/", "application/vnd.vega")) for kind in output.data)
+    ]
+    assert charts, "no chart drawn"
+    for chart in charts:  # drawn in the notebook: nothing to fetch, so they show offline
+        assert "image/svg+xml" in chart.data, sorted(chart.data)
+        assert "<script" not in chart.data.get("text/html", "")
