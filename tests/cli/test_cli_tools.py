@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -26,18 +27,37 @@ def test_demo_never_touches_the_users_store(
 
 
 @pytest.mark.usefixtures("wide")
-def test_demo_shows_spans_a_funnel_and_a_failing_trial(
+def test_demo_shows_a_funnel_a_failing_trial_a_comparison_and_a_trend(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     result = run("demo")
     assert result.exit_code == 0, result.output
+    text = result.stdout
     shown = (
         "spans by role",
-        "\ntrial    ",
+        "passed, failed: measured · notReached, notMeasured, notApplicable: not a pass",
         "run run_7d2d741dbb  suite",
-        "trial it_9acdadc414  run",
+        "where value stopped:",
+        "week 5 against week 4: run_1cb7b417db vs run_d9b7ff3711",
+        "comparable: no parity blocker",  # a real comparison, not a blocked pair
+        "regressed     File a bug about webhooks",
+        "6 runs, 2026-01-10 → 2026-02-14",  # one partition: the six weeks trend together
     )
-    for text in (*shown, "where value stopped: selection"):
-        assert text in result.stdout, text
-    assert result.stdout.endswith('| sql "SELECT * FROM stage_rates LIMIT 5"\n')
+    positions = [text.find(piece) for piece in shown]
+    assert all(p >= 0 for p in positions), [
+        s for s, p in zip(shown, positions, strict=True) if p < 0
+    ]
+    assert positions == sorted(positions)  # in this order
+    sections = [line for line in text.splitlines() if "───" in line]
+    assert len(sections) >= 6
+    for title in sections[1:]:  # a blank line before every section
+        assert f"\n\n{title}\n" in text, title
+    _, _, after = text.partition("next ───")
+    nexts = [line.strip() for line in after.splitlines()[1:] if line.strip()]
+    assert nexts and all(n.startswith("valuechain --store valuechain-demo.duckdb ") for n in nexts)
+    assert not any(word in n for n in nexts for word in ("RUN", "TRIAL_ID", " | "))
+    for command in nexts:  # each one runs as printed: real ids
+        words = shlex.split(command)[1:]
+        done = run(*words)
+        assert done.exit_code == 0, (command, done.output)

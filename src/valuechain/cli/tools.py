@@ -15,7 +15,7 @@ from valuechain.cli.interrupts import interruption_note
 from valuechain.cli.messages import quiet
 from valuechain.cli.options import examples
 from valuechain.cli.progress import ImportBar
-from valuechain.cli.sample import sample_export_path
+from valuechain.cli.sample import HISTORY_NAME, sample_export_path
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
 from valuechain.synth.history_bounds import MAX_WEEKS, MIN_WEEKS, PREVIOUS_ANALYZER
@@ -220,43 +220,86 @@ def write_history(folder: Path, weeks: int, seed: int, store_path: Path | None) 
     "valuechain --store valuechain-demo.duckdb runs",
 )
 def demo() -> None:
-    """Import the bundled sample export into a fresh demo store and show what it holds.
+    """Import the bundled samples into a fresh demo store and show what it holds: a funnel,
+    a failing trial, a comparison of two comparable runs with a regression, a trend.
 
     The demo always uses its own ./valuechain-demo.duckdb, recreated on each run; it never
-    touches the store named by --store or VALUECHAIN_STORE.
+    touches the store named by --store or VALUECHAIN_STORE. Its two samples: two runs of
+    one suite (each in a run group of its own), and six weekly runs of another, comparable
+    week to week, whose server regresses in week five.
     """
     from valuechain import api
 
     path = Path(DEMO_STORE)
     for stale in (path, Path(f"{path}.wal")):
         stale.unlink(missing_ok=True)
-    sample = sample_export_path()
+    samples = [sample_export_path(), sample_export_path(HISTORY_NAME)]
     if not quiet():
         out.rule("valuechain demo")
-        out.print(f"store: {path}\nsample: {sample}")
+        out.print(f"store: {path}\nsamples: {samples[0]}\n         {samples[1]}")
     with api.open(path) as store:
-        report = run_import(store, [str(sample)])
+        report = run_import(store, [str(sample) for sample in samples])
         print_import_report(report)
-        if not quiet():
+        if not quiet() and report.ok:
             _tour(store, path)
     if not report.ok:
         sys.exit(1)
 
 
+LEGEND = "passed, failed: measured · notReached, notMeasured, notApplicable: not a pass"
+
+
 def _tour(store: api.Store, path: Path) -> None:
-    """What the demo store holds: spans by role, the first run's funnel, a failing trial."""
+    """What the demo store holds: spans by role, a run's funnel, a failing trial, then the
+    weekly history's regression compared with the week before, and its trend."""
+    from valuechain.query.trend import trend_request
+    from valuechain.report.compare import render_comparison
     from valuechain.report.funnel import render_funnel
     from valuechain.report.tables import fitted_table
+    from valuechain.report.trend import render_trend
     from valuechain.report.trial import render_trial
+    from valuechain.synth.demo_history import REGRESSION_WEEK
 
+    def section(title: str) -> None:
+        out.print()
+        out.rule(title, align="left")
+
+    section("what the store holds")
     out.print(fitted_table(store.spans_by_role(), title="spans by role"), crop=False)
-    run_ids = store.runs()["run_id"].to_list()
-    if run_ids:
-        out.print(render_funnel(store.analytics_document(run_ids[0]), run_id=run_ids[0]))
-        failing = store.first_failing_trial()
-        if failing is not None:
-            out.print(render_trial(store.trial(failing)))
+    out.print(LEGEND, highlight=False)
+    runs = store.runs().sort("completed_at")
+    by_suite = runs.group_by("suite_id", maintain_order=True).agg("run_id")
+    first, weekly = by_suite["run_id"][0].to_list(), by_suite["run_id"][-1].to_list()
+    section(f"a run's funnel: {first[0]}")
+    out.print(render_funnel(store.analytics_document(first[0]), run_id=first[0]))
+    failing = store.first_failing_trial()
+    if failing is not None:
+        section(f"where one trial's value stopped: {failing}")
+        out.print(render_trial(store.trial(failing)))
+    before, after = weekly[REGRESSION_WEEK - 2], weekly[REGRESSION_WEEK - 1]
+    section(f"week {REGRESSION_WEEK} against week {REGRESSION_WEEK - 1}: {after} vs {before}")
+    out.print(render_comparison(store.compare(before, after)))
+    suite = runs.filter(runs["run_id"] == after)["suite_id"][0]
+    section(f"six weeks of one suite: {suite}")
+    request = trend_request(suite=suite, stage="userValue")
     out.print(
-        f"next: valuechain --store {path} runs | funnel RUN --slice model | trial TRIAL_ID | "
-        'sql "SELECT * FROM stage_rates LIMIT 5"'
+        render_trend(
+            store.trend(suite=suite, stage="userValue"), store.trend_blocked(suite=suite), request
+        ),
+        highlight=False,
     )
+    regressed = store.trials(after, state="failed")["trial_id"].to_list()
+    section("next")
+    store_option = f"valuechain --store {path}"
+    for line in (
+        "runs",
+        f"funnel {first[0]} --slice model",
+        f"trials {after} --state failed",
+        f"trial {regressed[0] if regressed else failing}",
+        f"compare {before} {after}",
+        f"trend --suite {suite}",
+        f"verdict {after}",
+        "report --out valuechain-demo.html",
+        'sql "SELECT * FROM stage_rates LIMIT 5"',
+    ):
+        out.print(f"  {store_option} {line}", highlight=False, soft_wrap=True)

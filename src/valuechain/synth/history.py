@@ -207,7 +207,7 @@ def _maker(run: PlannedRun, rng: random.Random, cycle: ScenarioCycle) -> TrialMa
     return make
 
 
-def _traces(seed: int, run: PlannedRun, cycle: ScenarioCycle) -> Iterator[list[dict[str, Any]]]:
+def traces_of(seed: int, run: PlannedRun, cycle: ScenarioCycle) -> Iterator[list[dict[str, Any]]]:
     """The run's trials, each trace's spans, from the run's own stream."""
     track = run.track
     stream = f"valuechain.synth.history:{seed}:{track.name}:{run.start_ms}"
@@ -230,7 +230,7 @@ def _traces(seed: int, run: PlannedRun, cycle: ScenarioCycle) -> Iterator[list[d
     )
 
 
-def _root_keys(spans: list[dict[str, Any]]) -> dict[str, Any]:
+def root_keys(spans: list[dict[str, Any]]) -> dict[str, Any]:
     """The string keys of a trace's root span (the trial root comes first)."""
     return {
         kv["key"]: kv["value"].get("stringValue")
@@ -252,13 +252,13 @@ def write_history(folder: str | Path, *, weeks: int = 6, seed: int = 0) -> Histo
         name, week_runs, digest, size = f"week-{week:02d}.jsonl", [], hashlib.sha256(), 0
         with (out / name).open("wb") as file:
             for run in (r for r in planned if r.week == week):
-                traces = list(_traces(seed, run, cycle))
+                traces = list(traces_of(seed, run, cycle))
                 for spans in traces:
                     line = orjson.dumps(otlp_request(run.suite, spans)) + b"\n"
                     file.write(line)
                     digest.update(line)
                     size += len(line)
-                keys = _root_keys(traces[0])
+                keys = root_keys(traces[0])
                 runs.append(_history_run(run, keys, len(traces)))
                 week_runs.append(keys["mcp.app.run.id"])
         monday = START + dt.timedelta(weeks=week - 1)
