@@ -16,6 +16,7 @@ from bench import (
     report,
     scale,
     sdk_results,
+    serve,
     small_files,
     store_open,
     store_ops,
@@ -43,6 +44,7 @@ SUITES = {
     "scale": scale.run,
     "sdk-results": sdk_results.run,
     "small-files": small_files.run,
+    "serve": serve.run,
 }
 
 
