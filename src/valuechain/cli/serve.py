@@ -107,7 +107,10 @@ def serve(
 
     def report(cycle: Cycle) -> None:
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        line = f"{now} imported {cycle.requests} requests: {cycle.spans} spans"
+        line = (
+            f"{now} imported {cycle.requests} requests: {cycle.spans} spans "
+            f"in {cycle.seconds:.2f} s (CPU {cycle.cpu_seconds:.2f} s)"
+        )
         rejected = [s for s in cycle.sources if s.outcome == "rejected"]
         if rejected:
             line += f"; {len(rejected)} sources refused, kept in the spool's rejected/ folder"

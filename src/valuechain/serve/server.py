@@ -50,7 +50,7 @@ def serve(
     importer = Importer(store, spool, runs, options.imports, open_store=open_store)
     stopping = threading.Event()
     with DecodePool(options.imports.decode.workers) as pool:
-        first = importer.cycle(pool)  # what a killed serve left acknowledged comes first
+        first = importer.cycle(pool, settle=True)  # what a killed serve left comes first
         if first.requests:
             say(f"imported {first.requests} requests left in the spool by an earlier serve")
         sock = _bind(options.host, options.port)
@@ -78,7 +78,7 @@ def serve(
             stopping.set()
             arrived.set()
             worker.join()
-            last = importer.cycle(pool)  # what came in while the last cycle ran
+            last = importer.cycle(pool, settle=True)  # what came in during the last cycle
             if on_cycle is not None and last.requests:
                 on_cycle(last)
     return receiver.received
