@@ -62,7 +62,7 @@ _MIB = 1 << 20
     type=click.IntRange(min=0),
     default=2,
     show_default=True,
-    help="Decode workers of the import.",
+    help="Worker processes decoding request bodies and large imports (0: none).",
 )
 @click.pass_context
 @examples(
