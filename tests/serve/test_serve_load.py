@@ -26,6 +26,15 @@ SPANS, PER_BATCH, CLIENTS = 200_000, 500, 20
 DEADLINE = 150.0  # seconds for the whole load, the kill and restart included
 
 
+def _gone(pids: list[int], within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(Path(f"/proc/{pid}").exists() for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 @pytest.fixture
 def quiet_exporters() -> Iterator[None]:
     """The SDK exporter logs every retry while serve is down: expected here."""
@@ -49,8 +58,10 @@ def test_every_acknowledged_request_survives_a_sigkill_exactly_once(tmp_path: Pa
         while exporters.answered < len(batches) // 2 and time.monotonic() < deadline:
             time.sleep(0.02)
         answered_at_kill = exporters.answered
+        tree = serve.tree()  # serve and its worker processes
         serve.kill()
         assert serve.process is not None and serve.process.returncode == -9
+        assert _gone(tree[1:], within=10.0), "a worker outlived the killed serve"
         serve.start()  # same store, same port: the exporters' endpoint
         exporters.restarted(serve.url)
         exporters.join()
