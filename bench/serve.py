@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from bench.common import TreeUsage, _cpu_s, tree_usage
+from bench.common import TreeUsage, _cpu_s, _pss_mb, tree_usage
 from bench.serve_load import (
     ROOT,
     Batch,
@@ -50,6 +50,7 @@ class ServeRound(NamedTuple):
     p50: float
     p99: float
     peak_mb: int
+    peak_pss: int  # the tree's summed PSS, sampled every 100 ms: a shared page counted once
     cycles: int
     cpu: float  # CPU seconds of serve's process tree, start-up included
 
@@ -60,15 +61,19 @@ def _serve_round(batches: list[Batch], spans: int, folder: Path) -> ServeRound:
     serve = ServeProcess(store, workers=int(workers) if workers else None).start()
     peaks: dict[int, int] = {}
     cpu: dict[int, float] = {}
+    pss = 0
     try:
         exporters = Exporters(batches, CLIENTS, serve.url, deadline=time.monotonic() + 600)
         start = time.perf_counter()
         exporters.start()
         drained = False
-        for _ in range(60_000):  # every 10 ms, 10 minutes at most
-            for pid in serve.tree():
+        for tick in range(60_000):  # every 10 ms, 10 minutes at most
+            tree = serve.tree()
+            for pid in tree:
                 peaks[pid] = max(peaks.get(pid, 0), tree_peak_mb([pid]))
                 cpu[pid] = max(cpu.get(pid, 0.0), _cpu_s(pid))
+            if tick % 10 == 0:
+                pss = max(pss, sum(_pss_mb(pid) for pid in tree))
             if exporters.answered == len(batches) and serve.health()["backlog"] == 0:
                 drained = True
                 break
@@ -88,6 +93,7 @@ def _serve_round(batches: list[Batch], spans: int, folder: Path) -> ServeRound:
         latencies[len(latencies) // 2],
         latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
         sum(peaks.values()),
+        pss,
         sum(" imported " in line for line in serve.lines),
         sum(cpu.values()),
     )
@@ -133,8 +139,9 @@ def run(size_mb: int = 0) -> None:
             print(
                 f"  round {k + 1}: serve {spans / s.seconds:,.0f} spans/s ({s.seconds:.2f} s, "
                 f"{s.cycles} import cycles, p50 {s.p50 * 1e3:.0f} ms, p99 {s.p99 * 1e3:.0f} ms, "
-                f"peak {s.peak_mb} MB, CPU {s.cpu:.1f} s); import {spans / f.wall:,.0f} spans/s "
-                f"({f.wall:.2f} s, peak {f.peak_rss} MB, CPU {f.cpu:.1f} s)"
+                f"peak {s.peak_mb} MB, PSS {s.peak_pss} MB, CPU {s.cpu:.1f} s); "
+                f"import {spans / f.wall:,.0f} spans/s ({f.wall:.2f} s, peak {f.peak_rss} MB, "
+                f"CPU {f.cpu:.1f} s)"
             )
         wall = statistics.median(s.seconds for s in served)
         file_wall = statistics.median(f.wall for f in imported)
@@ -145,7 +152,8 @@ def run(size_mb: int = 0) -> None:
             f"(half gzip): serve {serve_rate:,.0f} spans/s (first request → all in the store), "
             f"p50 {statistics.median(s.p50 for s in served) * 1e3:.0f} ms, "
             f"p99 {statistics.median(s.p99 for s in served) * 1e3:.0f} ms, "
-            f"peak RSS {max(s.peak_mb for s in served)} MB (serve's tree, VmHWM; goal ≤ 1024); "
+            f"peak RSS {max(s.peak_mb for s in served)} MB (serve's tree, VmHWM summed; goal ≤ "
+            f"1024; PSS {max(s.peak_pss for s in served)} MB); "
             f"`valuechain import` of the same bodies ({source.stat().st_size / 1e6:.1f} MB, "
             f"length-prefixed) {file_rate:,.0f} spans/s ({net_rate:,.0f} less {startup:.2f} s "
             f"start-up); ratio serve/file {serve_rate / file_rate:.2f} "

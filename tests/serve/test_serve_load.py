@@ -9,7 +9,8 @@ spans, so the same body; the exporter's own retries may also land on the new ser
 serve is stopped (SIGTERM, exit 0) and the store must hold the spans of every distinct request
 answered 200 — none lost, none twice — with one ``core.served_requests`` row per body.
 
-About 35 s on two cores (`bench/serve_load.py` drives it; ``python -m bench serve`` times it).
+35–55 s on two cores shared with other work (`bench/serve_load.py` drives it; ``python -m
+bench serve`` times it).
 """
 
 from __future__ import annotations
