@@ -126,7 +126,13 @@ def test_a_version_2_store_loses_the_span_table_keys_and_keeps_every_row(
     for table, key in _SPAN_TABLE_KEYS.items():
         con.execute(f"ALTER TABLE core.{table} ADD PRIMARY KEY ({key})")
     con.execute("UPDATE core.meta SET value = '2' WHERE key = 'schema_version'")
-    assert _primary_keys(con) == {"meta", "sources", "follow_files", "served_requests", *_SPAN_TABLE_KEYS}
+    assert _primary_keys(con) == {
+        "meta",
+        "sources",
+        "follow_files",
+        "served_requests",
+        *_SPAN_TABLE_KEYS,
+    }
     con.close()
     with Database(path) as db:
         assert _primary_keys(db.con) == {"meta", "sources", "follow_files", "served_requests"}
