@@ -52,6 +52,10 @@ BATCH_BYTES = DEFAULT_BATCH_BYTES
 # a long run every second (a cycle of 500 spans into a 100k-span run: 0.98 s deriving, 0.18 s
 # deferred)
 DERIVE_LAG = 10.0
+# a derive stages its batches in this process: staging workers (two, ~300 MB each) took serve's
+# tree from ~1.05 to ~1.5 GB (VmHWM summed) at 200k spans, and no faster — the checkers and
+# the event loop want the other core
+DERIVE_WORKERS = 0
 _KNOWN = "store/410_served_requests.sql"
 _RECORD = "store/411_record_served_requests.sql"
 
@@ -119,7 +123,7 @@ class Importer:
             more = self.spool.arrivals != arrivals
             due = time.monotonic() - self.derived_at >= DERIVE_LAG
             if self.underived and (settle or not more or due):
-                done.derived = derive_pending(db)
+                done.derived = derive_pending(db, workers=DERIVE_WORKERS)
                 self.underived, self.derived_at = False, time.monotonic()
         self.spool.remove(bodies)  # every one is in the store now: committed, or found there
         for folder in finalized:
