@@ -3,7 +3,9 @@
 Request bodies are decoded (checked) in worker processes (``--workers``), so the GIL stays
 with the event loop and the importer thread and the decode takes another core: 200,000 spans
 from 20 exporters went through at 10.0–13.0k spans/s instead of 9.0–9.4k, p50 latency
-340–360 ms instead of 550–580 (two cores, loaded by other work).
+340–360 ms instead of 550–580 (two cores loaded by other work; derive once per cycle); with
+the derive deferred and in-process, 9.8–11.3k instead of 9.4–10.8k, p50 490–510 ms instead
+of 520–550, for ~250 MB more (the fork server and two checkers).
 
 The socket is bound here (so the banner names the real port, also for ``--port 0``) and
 handed to uvicorn, which stops on Ctrl-C or SIGTERM after answering the requests in flight.
@@ -25,8 +27,7 @@ from types import FrameType
 from typing import Any
 
 from valuechain.errors import UsageError, ValuechainError
-from valuechain.pipeline.decode_pool import PART_DECODER, DecodePool
-from valuechain.pipeline.derive import STAGER
+from valuechain.pipeline.decode_pool import DecodePool
 from valuechain.pipeline.lifeline import exit_with_parent
 from valuechain.pipeline.worker_context import worker_context
 from valuechain.serve.app import Receiver, build_app
@@ -103,7 +104,7 @@ def _checkers(workers: int) -> Iterator[Executor | None]:
     if workers < 1:
         yield None
         return
-    context = worker_context([_CHECKER, STAGER, PART_DECODER])  # derive, decode: the same server
+    context = worker_context([_CHECKER])  # only it: each checker maps what this server loaded
     watched, lifeline = context.Pipe(duplex=False)
     executor = ProcessPoolExecutor(
         workers, mp_context=context, initializer=exit_with_parent, initargs=(watched,)
