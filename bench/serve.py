@@ -16,6 +16,20 @@ over serve and its live children, at its highest; goal ≤ 1 GB), and the CPU se
 — the steadier figure on a shared machine, where wall times swing with the other work. Rounds
 alternate (``VALUECHAIN_BENCH_SERVE_ROUNDS``, default 3), so both see the same machine load;
 medians are printed.
+
+Figures (two cores shared with another session's tests, load 4.5–6; medians of 3):
+
+| spans | serve /s | import /s | ratio (less start-up) | p50/p99 ms | peak MB (PSS) | CPU s |
+|---:|---:|---:|---:|---:|---:|---:|
+| 50k | 8,534 | 11,199 | 0.76 (0.54) | 369/818 | 779 (521) | 6.1/3.5 |
+| 200k | 9,154 | 18,224 | 0.50 (0.45) | 444/1,069 | 951 (717) | 17.7/9.2 |
+
+Ranges over the rounds: serve 8,058–8,608 and 7,839–9,408 spans/s, the import 10,938–13,863
+and 17,462–18,512; CPU s: serve / import.
+
+Serve spends about twice the import's CPU: every body is decoded twice (checked before it is
+answered, imported after), ~20 µs a span each time, and a long run is derived again every
+``DERIVE_LAG`` seconds while requests keep coming.
 """
 
 from __future__ import annotations
