@@ -16,6 +16,7 @@ from bench import (
     report,
     scale,
     sdk_results,
+    serve,
     small_files,
     startup,
     store_open,
@@ -44,6 +45,7 @@ SUITES = {
     "scale": scale.run,
     "sdk-results": sdk_results.run,
     "small-files": small_files.run,
+    "serve": serve.run,
     "startup": startup.run,
 }
 

@@ -63,7 +63,7 @@ _MIB = 1 << 20
     type=click.IntRange(min=0),
     default=2,
     show_default=True,
-    help="Decode workers of the import.",
+    help="Worker processes decoding request bodies and large imports (0: none).",
 )
 @click.pass_context
 @examples(
@@ -114,7 +114,10 @@ def serve(
 
     def report(cycle: Cycle) -> None:
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        line = f"{now} imported {cycle.requests} requests: {cycle.spans} spans"
+        line = (
+            f"{now} imported {cycle.requests} requests: {cycle.spans} spans "
+            f"in {cycle.seconds:.2f} s (CPU {cycle.cpu_seconds:.2f} s)"
+        )
         rejected = [s for s in cycle.sources if s.outcome == "rejected"]
         if rejected:
             line += f"; {len(rejected)} sources refused, kept in the spool's rejected/ folder"

@@ -104,6 +104,7 @@ def derive_traces(
     batch_traces: int = DEFAULT_BATCH_TRACES,
     materialize: bool = True,
     progress: ImportProgress | None = None,
+    workers: int | None = None,
 ) -> DeriveSummary:
     """Rebuild trials and chains for ``trace_ids`` (None: every trace).
 
@@ -116,6 +117,7 @@ def derive_traces(
         content_changed: the traces' spans changed, so chains at *other* analyzer versions
             are stale too and are dropped; ``False`` replaces only this analyzer's rows.
         materialize: rebuild the analytics documents and funnels of the runs touched.
+        workers: staging processes (None: `derive_workers`; 0: batches staged in-process).
     """
     batches = run_batches(db.trace_runs(trace_ids), batch_traces)  # whole runs of them
     traces = sum(len(b.traces) for b in batches)
@@ -126,7 +128,7 @@ def derive_traces(
     gathered: list[StagedBatch] = []
     gathered_rows = written = 0  # written: traces whose chains are committed
     try:
-        with contextlib.closing(staged_batches(db, batches, analyzer)) as staging:
+        with contextlib.closing(staged_batches(db, batches, analyzer, workers=workers)) as staging:
             for staged in staging:  # closed at once when cut short: its workers stop
                 gathered.append(staged)
                 gathered_rows += sum(table.num_rows for table in staged.tables.values())
@@ -157,16 +159,21 @@ def derive_traces(
     return DeriveSummary(totals[0], totals[1], totals[2], tuple(sorted(runs)), totals[3], documents)
 
 
-def derive_pending(db: Database, progress: ImportProgress | None = None) -> DeriveSummary | None:
+def derive_pending(
+    db: Database, progress: ImportProgress | None = None, *, workers: int | None = None
+) -> DeriveSummary | None:
     """Derive (and materialize) everything imported but not derived yet, oldest source first,
     at the analyzer its import asked for, then write the documents of runs whose chains went
     without them (`pending_documents`); None when nothing was pending.
 
-    The one entry point every writing verb calls before its own work. Idempotent: cut short
-    again, it leaves the record in place and the next call derives the same traces again.
+    The one entry point every writing verb calls before its own work (``workers``: as
+    `derive_traces` takes them). Idempotent: cut short again, it leaves the record in place
+    and the next call derives the same traces again.
     """
     try:
-        summaries = [_derive_group(db, group, progress) for group in db.pending_derivations()]
+        summaries = [
+            _derive_group(db, group, progress, workers) for group in db.pending_derivations()
+        ]
         documents = pending_documents(db.con)
         if documents is not None:  # chains committed, their documents never written
             written = materialize_runs(db.con, list(documents.run_ids))
@@ -182,9 +189,11 @@ def derive_pending(db: Database, progress: ImportProgress | None = None) -> Deri
 
 
 def _derive_group(
-    db: Database, group: PendingGroup, progress: ImportProgress | None
+    db: Database, group: PendingGroup, progress: ImportProgress | None, workers: int | None
 ) -> DeriveSummary:
-    summary = derive_traces(db, group.trace_ids, analyzer=group.analyzer, progress=progress)
+    summary = derive_traces(
+        db, group.trace_ids, analyzer=group.analyzer, progress=progress, workers=workers
+    )
     db.clear_pending(group.source_ids)
     return summary
 

@@ -8,9 +8,12 @@ No route names a path: the spool's file names are made here, never taken from a 
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import threading
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
 
 import anyio
 import orjson
@@ -39,8 +42,10 @@ class Receiver:
         limits: Limits,
         token: str | None,
         arrived: threading.Event,
+        checkers: Executor | None = None,
     ) -> None:
         self.spool = spool
+        self.checkers = checkers  # worker processes that decode request bodies (None: threads)
         self.runs = runs
         self.limits = limits
         self.token = token
@@ -91,6 +96,19 @@ class Receiver:
             return status_reply(400, media, "the client went away before the body was sent")
         return b"".join(pieces)
 
+    async def check(
+        self, body: bytes, content_type: str | None, encoding: str | None
+    ) -> Accepted | Reply:
+        """`receive_traces` in a worker process (the GIL stays with the importer and the
+        event loop; the decode takes another core), else in a thread."""
+        args = (body, content_type, encoding, self.limits.max_decompressed)
+        if self.checkers is not None:
+            try:
+                return await asyncio.wrap_future(self.checkers.submit(receive_traces, *args))
+            except BrokenProcessPool:  # a worker died (killed, out of memory): threads now
+                self.checkers = None
+        return await run_in_threadpool(receive_traces, *args)
+
     def done(self) -> None:
         self.received += 1
         self.arrived.set()
@@ -122,12 +140,8 @@ def build_app(receiver: Receiver) -> Starlette:
             body = await receiver.body(request, media)
             if isinstance(body, Reply):
                 return _response(body)
-            outcome = await run_in_threadpool(
-                receive_traces,
-                body,
-                request.headers.get("content-type"),
-                request.headers.get("content-encoding"),
-                receiver.limits.max_decompressed,
+            outcome = await receiver.check(
+                body, request.headers.get("content-type"), request.headers.get("content-encoding")
             )
             if isinstance(outcome, Accepted):
                 await run_in_threadpool(receiver.spool.put, outcome.body, outcome.kind)

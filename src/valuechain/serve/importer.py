@@ -1,14 +1,17 @@
 """From the spool into the store: batches of acknowledged requests, each one source.
 
 A cycle opens the store (waiting while another command holds it), imports what the spool
-holds and derives what that touched, then closes the store again — so between cycles every
-other command (``runs``, ``funnel``, ``sql``, ``report`` …) can open it, with ``--wait``
-when a cycle is under way. Requests are never imported one by one: a source's transaction
-costs tens of milliseconds, an OTLP exporter sends a request a few seconds apart per process.
+holds and derives what that touched (while requests keep arriving, at most every
+``DERIVE_LAG`` seconds: a derive rebuilds whole runs), then closes the store again — so
+between cycles every other command (``runs``, ``funnel``, ``sql``, ``report`` …) can open
+it, with ``--wait`` when a cycle is under way. Requests are never imported one by one: a
+source's transaction costs tens of milliseconds, an OTLP exporter sends a request a few
+seconds apart per process.
 
 - OTLP requests: the protobuf bodies of a cycle become one length-prefixed source (the
   collector's ``proto`` file format), the JSON bodies one NDJSON source (`spool.batched`),
-  at most ``BATCH_BYTES`` a source.
+  at most ``BATCH_BYTES`` a source: one decode batch, decoded in this process, however long
+  the spool has grown (after a restart, say).
 - MCPJam SDK reports: each its own source, as ``import`` reads the same file; a streaming
   run: its folder's bodies joined, as ``import`` joins the same bodies saved one a file
   (`serve.mcpjam`). While the run is open (no ``finalize`` yet) that source is imported
@@ -28,6 +31,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,6 +41,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from valuechain.ingest.bytes.framing import DEFAULT_BATCH_BYTES
 from valuechain.pipeline.decode_pool import DecodePool
 from valuechain.pipeline.derive import DeriveSummary, derive_pending
 from valuechain.pipeline.imports import ImportOptions, SourceResult, import_file
@@ -56,7 +61,19 @@ from valuechain.serve.spool import (
 )
 from valuechain.store import Database, sqlfiles
 
-BATCH_BYTES = 64 << 20
+# a source's bodies: one decode batch, decoded in this process (no decode workers started;
+# a source's memory stays that of one batch however far behind the import is: a cycle taking
+# 150k spans left by a killed serve peaked at 880 MB in serve at 64 MiB, 448 MB at 8 MiB)
+BATCH_BYTES = DEFAULT_BATCH_BYTES
+# the longest the derived analytics may trail the spans while requests keep coming: a derive
+# rebuilds the whole runs its traces belong to, so one per cycle under a steady stream rebuilds
+# a long run every second (a cycle of 500 spans into a 100k-span run: 0.98 s deriving, 0.18 s
+# deferred)
+DERIVE_LAG = 10.0
+# a derive stages its batches in this process: staging workers (two, ~300 MB each) took serve's
+# tree from ~1.05 to ~1.5 GB (VmHWM summed) at 200k spans, and no faster — the checkers and
+# the event loop want the other core
+DERIVE_WORKERS = 0
 _KNOWN = "store/410_served_requests.sql"
 _RECORD = "store/411_record_served_requests.sql"
 
@@ -68,6 +85,8 @@ class Cycle:
     requests: int = 0  # bodies taken from the spool (imported, or found in the store)
     sources: list[SourceResult] = field(default_factory=list)
     derived: DeriveSummary | None = None
+    seconds: float = 0.0  # wall time of the cycle
+    cpu_seconds: float = 0.0  # CPU time of the importer thread (decode workers aside)
 
     @property
     def spans(self) -> int:
@@ -91,14 +110,21 @@ class Importer:
         self.runs = runs
         self.options = options
         self.open_store = open_store
+        self.underived = options.derive  # a killed serve may have left imports underived
+        self.derived_at = time.monotonic()
 
-    def cycle(self, pool: DecodePool | None = None) -> Cycle:
-        """Import everything spooled now (nothing to do: the store is not opened)."""
+    def cycle(self, pool: DecodePool | None = None, *, settle: bool = False) -> Cycle:
+        """Import everything spooled now (nothing to do: the store is not opened), and derive
+        what was imported — unless more requests arrived meanwhile and the last derive is less
+        than ``DERIVE_LAG`` ago: then the next cycle derives both (those requests ring for it).
+        ``settle``: derive now whatever is underived (serve's first and last cycles)."""
         done = Cycle()
+        wall, cpu = time.perf_counter(), time.thread_time()
+        arrivals = self.spool.arrivals
         bodies = self.spool.pending()
         finalized = self.runs.finalized()
         grown = [f for f in self.runs.open_runs() if _grown(f)]
-        if not bodies and not finalized and not grown:
+        if not bodies and not finalized and not grown and not self.underived:
             return done
         with self.open_store() as db:
             import_id = db.next_import_id()
@@ -115,12 +141,18 @@ class Importer:
                     done.sources.append(self._run(db, folder, entries, import_id, pool))
             for folder in grown:
                 done.sources.append(self._open_run(db, folder, import_id, pool))
-            if done.sources and self.options.derive:
-                done.derived = derive_pending(db)
+            self.underived |= bool(done.sources) and self.options.derive
+            more = self.spool.arrivals != arrivals
+            due = time.monotonic() - self.derived_at >= DERIVE_LAG
+            if self.underived and (settle or not more or due):
+                done.derived = derive_pending(db, workers=DERIVE_WORKERS)
+                self.underived, self.derived_at = False, time.monotonic()
         self.spool.remove(bodies)  # every one is in the store now: committed, or found there
         for folder in finalized:
             self.spool.remove(self.spool.pending(folder))
             shutil.rmtree(folder, ignore_errors=True)
+        done.seconds = time.perf_counter() - wall
+        done.cpu_seconds = time.thread_time() - cpu
         return done
 
     # ------------------------------------------------------------------ one source each

@@ -59,6 +59,7 @@ class Spool:
         folder.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._last_ns = 0
+        self.arrivals = 0  # bodies put since start
         for leftover in folder.rglob(f"*{PART}"):  # a body cut by a crash: never acknowledged
             leftover.unlink(missing_ok=True)
         # bytes waiting (bodies of open SDK runs included; not those set aside)
@@ -87,6 +88,7 @@ class Spool:
         fsync_folder(where)
         with self._lock:
             self.backlog += len(body)
+            self.arrivals += 1
         return Spooled(final, kind, sha256, len(body))
 
     def pending(self, folder: Path | None = None) -> list[Spooled]:

@@ -36,7 +36,10 @@ def write_demo_history(path: str | Path, *, seed: int = 0) -> list[str]:
     returns its run ids, oldest first."""
     cycle = ScenarioCycle(seed)
     run_ids: list[str] = []
-    with Path(path).open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as file:
+    with (
+        Path(path).open("wb") as raw,
+        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as file,
+    ):
         for run in plan_runs(seed, demo_timeline()):
             if run.track.name != TRACK:
                 continue
