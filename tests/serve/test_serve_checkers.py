@@ -6,6 +6,7 @@ the spans quarantined."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import orjson
 import pytest
@@ -13,11 +14,11 @@ import requests
 from bench.serve_load import ServeProcess
 from google.rpc import code_pb2, status_pb2
 
-from conftest import request, span
-
 
 @pytest.mark.parametrize("workers", [2, 0])
-def test_checked_bodies_are_refused_and_counted_alike(tmp_path: Path, workers: int) -> None:
+def test_checked_bodies_are_refused_and_counted_alike(
+    tmp_path: Path, workers: int, otlp: SimpleNamespace
+) -> None:
     serve = ServeProcess(tmp_path / "checked.duckdb", workers=workers).start()
     try:
         garbage = requests.post(
@@ -26,7 +27,7 @@ def test_checked_bodies_are_refused_and_counted_alike(tmp_path: Path, workers: i
             headers={"content-type": "application/x-protobuf"},
             timeout=30,
         )
-        body = orjson.dumps(request(span(1), span(2, spanId="zz")))
+        body = orjson.dumps(otlp.request(otlp.span(1), otlp.span(2, spanId="zz")))
         partial = requests.post(
             f"{serve.url}/v1/traces",
             data=body,
