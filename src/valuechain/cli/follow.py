@@ -13,6 +13,7 @@ import click
 
 from valuechain.cli.app import open_store, out
 from valuechain.cli.messages import aside, summary
+from valuechain.cli.options import interval_option
 
 if TYPE_CHECKING:
     from valuechain.pipeline.follow import FollowRound
@@ -23,14 +24,7 @@ FOLLOW = click.option(
     metavar="DIR",
     help="Keep importing a collector's output directory as it grows (Ctrl-C stops).",
 )
-INTERVAL = click.option(
-    "--interval",
-    type=click.FloatRange(min=0.05),
-    default=2.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="With --follow: seconds between looks at the directory.",
-)
+INTERVAL = interval_option(2.0, "With --follow: seconds between looks at the directory.")
 
 
 def run_follow(ctx: click.Context, directory: Path, interval: float, **options: Any) -> None:

@@ -75,6 +75,18 @@ def stage_option(help: str) -> Callable[[FC], FC]:
     return click.option("--stage", type=STAGE_WORDS, default=None, help=help)
 
 
+def interval_option(default: float, help: str) -> Callable[[FC], FC]:
+    """``--interval SECONDS``: how often a long-running command looks for new data."""
+    return click.option(
+        "--interval",
+        type=click.FloatRange(min=0.05),
+        default=default,
+        show_default=True,
+        metavar="SECONDS",
+        help=help,
+    )
+
+
 def examples(*lines: str) -> Callable[[FC], FC]:
     """Append an ``Examples:`` paragraph to a command's help, one command line each (a
     ``# comment`` says what it does); click prints it as written (a ``\\b`` block). Put it

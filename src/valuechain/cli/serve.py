@@ -9,7 +9,7 @@ import click
 
 from valuechain.cli.app import main, out, store_path
 from valuechain.cli.messages import summary
-from valuechain.cli.options import examples
+from valuechain.cli.options import examples, interval_option
 from valuechain.serve.options import TOKEN_ENV
 
 if TYPE_CHECKING:
@@ -34,13 +34,8 @@ _MIB = 1 << 20
     show_envvar=True,
     help="Require `Authorization: Bearer TOKEN` (needed to listen beyond 127.0.0.1).",
 )
-@click.option(
-    "--interval",
-    type=click.FloatRange(min=0.05),
-    default=1.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Seconds between imports of what arrived (other commands open the store between).",
+@interval_option(
+    1.0, "Seconds between imports of what arrived (other commands open the store between)."
 )
 @click.option(
     "--max-body",
