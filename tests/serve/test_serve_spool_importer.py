@@ -15,7 +15,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from valuechain.pipeline.imports import ImportOptions
 from valuechain.serve.importer import Importer
-from valuechain.serve.mcpjam import SdkRuns
+from valuechain.serve.mcpjam import ANSWERS, SdkRuns
 from valuechain.serve.spool import OTLP_JSON, OTLP_PROTO, PART, SDK_REPORT, Spool, spool_folder
 from valuechain.store import Database
 
@@ -193,7 +193,8 @@ def test_an_open_run_is_provisional_then_final_and_never_twice(rig: Rig, tmp_pat
     assert rig.count("SELECT count(*) FROM core.trials") == 12
     assert rig.count("SELECT count(*) FROM core.sources") == 1  # the provisional one replaced
     assert rig.count("SELECT count(*) FROM core.served_requests") == 5
-    assert not any(rig.spool.folder.iterdir())
+    left = [p.name for p in rig.spool.folder.iterdir()]
+    assert left == [ANSWERS]  # no body: only the finalize's answer, for the SDK's retries
 
 
 def test_the_reporter_retrying_a_step_is_answered_as_before(rig: Rig) -> None:
@@ -243,3 +244,21 @@ def test_a_report_is_imported_as_the_file_import_reads_it(rig: Rig) -> None:
     assert rig.spool.pending()[0].kind == SDK_REPORT
     rig.importer.cycle()
     assert rig.count("SELECT count(*) FROM core.trials") == 30
+
+
+def test_the_reporters_retries_are_answered_after_a_restart_too(rig: Rig) -> None:
+    """The SDK retries a step whose answer it missed; serve may have restarted meanwhile, and
+    the run been imported (its folder gone): the retry still gets the first answer."""
+    start = orjson.dumps({"suiteName": "s", "externalRunId": "ci-9", "expectedIterations": 1})
+    run_id = rig.runs.start(start).body["runId"]
+    batch = (REPORTER / "reporter" / "002-sdk_v1_evals_runs_iterations.json").read_bytes()
+    rig.runs.iterations(orjson.dumps(orjson.loads(batch) | {"runId": run_id}))
+    finalize = orjson.dumps({"runId": run_id, "externalRunId": "ci-9"})
+    answer = rig.runs.finalize(finalize)
+    rig.importer.cycle()
+    again = rig.restart()  # a new serve over the same spool and store
+    assert again.runs.finalize(finalize) == answer
+    reused = again.runs.start(start).body
+    assert reused["reused"] is True and reused["runId"] == run_id
+    assert again.importer.cycle().requests == 0  # nothing new was spooled by the retries
+    assert again.count("SELECT count(*) FROM core.trials") == 4

@@ -21,6 +21,7 @@ SDK's retry (the same bytes) is spooled once and answered ``skipped``; a retried
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from dataclasses import dataclass
@@ -30,9 +31,10 @@ from typing import Any
 import orjson
 
 from valuechain.ingest.mcpjam import SNIFF_BYTES, looks_like_sdk
-from valuechain.serve.spool import SDK_REPORT, Spool, sha256_of
+from valuechain.serve.spool import SDK_REPORT, Spool, append_durably, sha256_of
 
 RUN_PREFIX = "run-"
+ANSWERS = "finalized.jsonl"  # the answer to each finalize: retries get it, also after a restart
 FINALIZE = "finalize"
 
 
@@ -53,6 +55,11 @@ class SdkRuns:
         # folder gone); externalRunId → the answer, so a retried start is ``reused`` then too
         self._finalized: dict[str, tuple[str, SdkReply]] = {}
         self._imported: dict[str, SdkReply] = {}
+        # both kept in a file of the spool, so they hold across a restart too
+        self._answers = spool.folder / ANSWERS
+        for line in self._answers.read_bytes().splitlines() if self._answers.exists() else []:
+            with contextlib.suppress(orjson.JSONDecodeError, KeyError, TypeError):
+                self._remember(orjson.loads(line))
 
     # ------------------------------------------------------------------ the steps
     def report(self, body: bytes) -> SdkReply:
@@ -121,11 +128,19 @@ class SdkRuns:
             start = _bodies(folder, "start")
             results = [r for batch in _bodies(folder, "iterations") for r in batch]
             reply = _done(start[0] if start else {}, str(run_id), results)
-            self._finalized[str(run_id)] = (sha256, reply)
             external = start[0].get("externalRunId") if start else None
-            if isinstance(external, str):
-                self._imported[external] = reply
+            answer = {"runId": str(run_id), "sha256": sha256, "external": external}
+            answer["reply"] = reply.body
+            append_durably(self._answers, orjson.dumps(answer))
+            self._remember(answer)
         return reply
+
+    def _remember(self, answer: dict[str, Any]) -> None:
+        """A finalize's answer, for the reporter's retries of it and of its start."""
+        reply = SdkReply(200, answer["reply"])
+        self._finalized[answer["runId"]] = (answer["sha256"], reply)
+        if isinstance(answer["external"], str):
+            self._imported[answer["external"]] = reply
 
     # ------------------------------------------------------------------ the importer's side
     def finalized(self) -> list[Path]:

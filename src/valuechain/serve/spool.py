@@ -66,7 +66,9 @@ class Spool:
         self.backlog = sum(
             p.stat().st_size
             for p in folder.rglob("*")
-            if p.is_file() and REJECTED not in p.relative_to(folder).parts
+            if p.is_file()
+            and p.name.split(".", 1)[-1] in KINDS
+            and REJECTED not in p.relative_to(folder).parts
         )
 
     def put(self, body: bytes, kind: str, folder: Path | None = None, label: str = "") -> Spooled:
@@ -157,3 +159,12 @@ def fsync_folder(folder: Path) -> None:
 
 
 __all__ = ["KINDS", "OTLP_JSON", "OTLP_PROTO", "SDK_REPORT", "Spool", "Spooled", "spool_folder"]
+
+
+def append_durably(path: Path, line: bytes) -> None:
+    """Append one line to ``path`` and make it durable before returning."""
+    with path.open("ab") as handle:
+        handle.write(line + b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    fsync_folder(path.parent)
