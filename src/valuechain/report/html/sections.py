@@ -32,6 +32,14 @@ from valuechain.report.html.charts import (
     rates_chart,
     stage_rates,
 )
+from valuechain.report.html.failing import (
+    cases_table,
+    failing_trials,
+    named,
+    reason_links,
+    stage_links,
+    trial_links,
+)
 from valuechain.report.html.gather import RunReport
 from valuechain.report.html.markup import Safe, el, join
 from valuechain.report.verdict import headline, measured_line
@@ -50,7 +58,7 @@ def _day(value: object) -> str:
 def _meta(report: RunReport) -> Safe:
     row = report.row
     facts = [
-        ("suite", row["suite_id"] or "no suite id (not an eval run)"),
+        ("suite", named(report.suite_name, row["suite_id"], "no suite id (not an eval run)")),
         ("completed", _day(row["completed_at"])),
         ("state", row["materialization_state"] or "—"),
         ("trials in the store", _in_store(row)),
@@ -106,7 +114,7 @@ def _unmeasured(report: RunReport) -> Safe:
     )
 
 
-def _funnel(prefix: str, document: StageAnalyticsV1) -> Safe:
+def _funnel(prefix: str, report: RunReport, document: StageAnalyticsV1) -> Safe:
     overall = _overall(document)
     excluded = ", ".join(f"{cls.value} {n}" for cls, n in overall.excluded_trials.counts().items())
     provisional = document.materialization_state.value == "provisional"
@@ -128,7 +136,12 @@ def _funnel(prefix: str, document: StageAnalyticsV1) -> Safe:
             el(
                 "figure",
                 None,
-                funnel_chart(f"{prefix}-funnel", overall.stages, overall.included_trials),
+                funnel_chart(
+                    f"{prefix}-funnel",
+                    overall.stages,
+                    overall.included_trials,
+                    links=stage_links(report.failures),
+                ),
                 _legend(overall),
             ),
             el("h3", None, "Rates per stage"),
@@ -194,6 +207,8 @@ def _reasons(prefix: str, report: RunReport, row: SliceRow) -> Safe:
     head = el("h3", None, "Top failing reasons")
     diagnostics = None if report.verdict is None else report.verdict.summary.diagnostics
     rows = failing_reasons(row, diagnostics)
+    linked = reason_links(report.failures)
+    shown = {t.trial_id for t in report.failures.trials}
     if not rows:
         return join(
             [head, el("p", {"class": "note"}, "no stage failed in this run"), _categories(row)]
@@ -206,6 +221,7 @@ def _reasons(prefix: str, report: RunReport, row: SliceRow) -> Safe:
             el("td", None, r),
             el("td", {"class": "n"}, n),
             el("td", None, a),
+            el("td", None, trial_links(linked.get((s, r), []), shown) or "—"),
         )
         for s, r, n, a in rows[:TOP_REASONS]
     ]
@@ -228,7 +244,10 @@ def _reasons(prefix: str, report: RunReport, row: SliceRow) -> Safe:
                     el(
                         "tr",
                         None,
-                        *(el("th", None, h) for h in ("stage", "reason", "trials", "next action")),
+                        *(
+                            el("th", None, h)
+                            for h in ("stage", "reason", "trials", "next action", "see")
+                        ),
                     ),
                 ),
                 el("tbody", None, *body),
@@ -337,7 +356,7 @@ def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
                 "tr",
                 None,
                 el("td", None, el("a", {"href": f"#{anchor}"}, report.run_id)),
-                el("td", None, report.row["suite_id"] or "—"),
+                el("td", None, named(report.suite_name, report.row["suite_id"], "—")),
                 el("td", None, _day(report.row["completed_at"])),
                 el("td", None, _verdict_badge(report)),
                 el("td", {"class": "n"}, included),
@@ -358,16 +377,32 @@ def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
     )
 
 
-def run_section(prefix: str, report: RunReport) -> Safe:
-    """One run's section: what it is, its funnel and rates, why it failed, verdict, coverage."""
-    body: list[object] = [
-        el("h2", None, "Run ", el("code", None, report.run_id), " ", _verdict_badge(report)),
-        _meta(report),
-    ]
+def run_section(prefix: str, report: RunReport, *, open_: bool = True) -> Safe:
+    """One run's section: what it is, its funnel and rates, why it failed (cases and trials),
+    verdict, coverage — collapsible (``open_``: shown open)."""
+    suite = report.suite_name or report.row["suite_id"]
+    title = el(
+        "h2",
+        None,
+        "Run ",
+        el("code", None, report.run_id),
+        " ",
+        _verdict_badge(report),
+        el("span", {"class": "note"}, f" {suite} · {_day(report.row['completed_at'])}")
+        if suite
+        else None,
+    )
+    body: list[object] = [_meta(report)]
     if report.document is None:
         body.append(_unmeasured(report))
     else:
-        body.append(_funnel(prefix, report.document))
+        body.append(_funnel(prefix, report, report.document))
         body.append(_reasons(prefix, report, _overall(report.document)))
+        body.append(cases_table(prefix, report.failures))
     body.extend([_verdict(report), _coverage(prefix, report)])
-    return el("section", {"class": "run", "id": prefix, "data-run": report.run_id}, *body)
+    body.append(failing_trials(report.run_id, report.failures))
+    return el(
+        "section",
+        {"class": "run", "id": prefix, "data-run": report.run_id},
+        el("details", {"open": open_}, el("summary", None, title), *body),
+    )
