@@ -32,6 +32,7 @@ from valuechain.report.html.charts import (
     rates_chart,
     stage_rates,
 )
+from valuechain.report.html.coverage import coverage_section
 from valuechain.report.html.failing import (
     cases_table,
     failing_trials,
@@ -283,61 +284,6 @@ def _verdict(report: RunReport) -> Safe:
     return join([head, *lines])
 
 
-def _coverage_cell(row: dict[str, Any]) -> Safe:
-    if row["unmeasured_by_suite"]:
-        kinds = ", ".join(row["suggested_kinds"]) or "no check kind"
-        return el("td", {"class": "unmeasured-link"}, "unmeasured by this suite — would: ", kinds)
-    if row["check_kinds"]:
-        return el("td", None, f"{row['authoring_cases']} case(s): ", ", ".join(row["check_kinds"]))
-    if row["runner_decided"]:
-        return el("td", None, "the runner decides it from the run's set-up")
-    return el("td", None, "—")
-
-
-def _coverage(prefix: str, report: RunReport) -> Safe:
-    head = el("h3", None, "Coverage of its suite")
-    if report.coverage is None or report.coverage.is_empty():
-        return join(
-            [head, el("p", {"class": "note"}, "no coverage: not an eval run (no suite id)")]
-        )
-    rows = []
-    for r in report.coverage.iter_rows(named=True):
-        rows.append(
-            el(
-                "tr",
-                None,
-                el("td", None, STAGE_LABELS[Stage(r["stage"])]),
-                _coverage_cell(r),
-                *(
-                    el("td", {"class": "n"}, r[c])
-                    for c in ("measured", "not_applicable", "not_measured", "not_reached")
-                ),
-                el("td", None, ", ".join(r["advisory"]) or "—"),
-            )
-        )
-    heads = (
-        "link",
-        "what can decide it",
-        "measured",
-        "not applicable",
-        "not measured",
-        "not reached",
-        "advisory (never counted)",
-    )
-    return join(
-        [
-            head,
-            el(
-                "table",
-                {"id": f"{prefix}-coverage", "class": "coverage"},
-                el("caption", None, "trials per link in this run; checks its cases author"),
-                el("thead", None, el("tr", None, *(el("th", None, h) for h in heads))),
-                el("tbody", None, *rows),
-            ),
-        ]
-    )
-
-
 def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
     """One line per run: when, its verdict, its trials, and the last link's pass rate."""
     rows = []
@@ -399,7 +345,7 @@ def run_section(prefix: str, report: RunReport, *, open_: bool = True) -> Safe:
         body.append(_funnel(prefix, report, report.document))
         body.append(_reasons(prefix, report, _overall(report.document)))
         body.append(cases_table(prefix, report.failures))
-    body.extend([_verdict(report), _coverage(prefix, report)])
+    body.extend([_verdict(report), coverage_section(prefix, report)])
     body.append(failing_trials(report.run_id, report.failures))
     return el(
         "section",
