@@ -155,3 +155,11 @@ def test_a_trial_block_shows_states_in_words_and_the_diff_side_by_side() -> None
     mismatch = re.findall(r"<code>([^<]*)</code>", rows[2][1])
     assert mismatch == ["create_issue", '{"title":"&lt;script&gt;"}', '{"title":"other"}']
     assert '{"title":"other"}' in rows[1][1]  # an extra call named only: the call as made
+
+
+def test_a_long_history_collapses_and_names_each_partitions_suite(history_html: str) -> None:
+    opened = re.findall(r'<div class="partition" id="(trend-\d+)"><details open>', history_html)
+    assert len(opened) == 1  # six partitions: only the longest shown open
+    assert re.findall(r'<section class="run" [^>]*><details open>', history_html) == []
+    summaries = re.findall(r'data-suite="[^"]*"> ([^·<]+) ·', history_html)
+    assert sorted(set(summaries)) == ["tracker-mcp-regression", "weather-mcp-release"]

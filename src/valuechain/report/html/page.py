@@ -95,7 +95,15 @@ def render_page(data: ReportData) -> str:
                     run_section(a, r, open_=len(data.runs) <= OPEN_RUNS)
                     for (a, _), r in zip(anchors, data.runs, strict=True)
                 ),
-                trend_section(data.partitions, data.outside),
+                trend_section(
+                    data.partitions,
+                    data.outside,
+                    {
+                        str(r.row["suite_id"]): r.suite_name
+                        for r in data.runs
+                        if r.suite_name and r.row["suite_id"]
+                    },
+                ),
             ),
         ]
     )

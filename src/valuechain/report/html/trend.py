@@ -8,6 +8,7 @@ notMeasured rate is a point in the "not measured" band, its line broken there.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 import polars as pl
@@ -117,7 +118,14 @@ def _one_run(prefix: str, partition: Partition) -> Safe:
     )
 
 
-def partition_block(index: int, total: int, partition: Partition, *, open_: bool = True) -> Safe:
+def partition_block(
+    index: int,
+    total: int,
+    partition: Partition,
+    *,
+    open_: bool = True,
+    suite_names: Mapping[str, str] | None = None,
+) -> Safe:
     """One partition: its keys, its runs, a chart per rate (a table for a single run);
     collapsible (``open_``: shown open)."""
     prefix = f"trend-{index}"
@@ -126,6 +134,8 @@ def partition_block(index: int, total: int, partition: Partition, *, open_: bool
         for word, column in zip(_KEY_WORDS, PARTITION_KEY, strict=True)
     )
     runs = len(partition.runs)
+    suites = [str(x) for x in partition.rows["suite_id"].unique(maintain_order=True).drop_nulls()]
+    suite = ", ".join((suite_names or {}).get(x) or x for x in suites) or "no suite"
     first, last = (
         _day(partition.rows["completed_at"].min()),
         _day(partition.rows["completed_at"].max()),
@@ -173,8 +183,8 @@ def partition_block(index: int, total: int, partition: Partition, *, open_: bool
                 el("h3", None, f"Partition {index}/{total}"),
                 el(
                     "span",
-                    {"class": "note"},
-                    f" {runs} run{'s' * (runs != 1)}, {first}"
+                    {"class": "note", "data-suite": ",".join(suites)},
+                    f" {suite} · {runs} run{'s' * (runs != 1)}, {first}"
                     + (f" to {last}" if runs > 1 else ""),
                 ),
             ),
@@ -228,12 +238,21 @@ def _outside(outside: pl.DataFrame) -> Safe:
     return el("aside", {"class": "outside", "id": "trend-outside"}, *parts)
 
 
-def trend_section(partitions: tuple[Partition, ...], outside: pl.DataFrame) -> Safe:
-    """Every partition's charts, and beside them the runs outside every partition."""
+def trend_section(
+    partitions: tuple[Partition, ...],
+    outside: pl.DataFrame,
+    suite_names: Mapping[str, str] | None = None,
+) -> Safe:
+    """Every partition's charts (``suite_names``: suite id → name, for their headings), and
+    beside them the runs outside every partition."""
     longest = max(range(len(partitions)), key=lambda i: len(partitions[i].runs), default=0)
     blocks: list[object] = [
         partition_block(
-            i, len(partitions), p, open_=len(partitions) <= OPEN_PARTITIONS or i - 1 == longest
+            i,
+            len(partitions),
+            p,
+            open_=len(partitions) <= OPEN_PARTITIONS or i - 1 == longest,
+            suite_names=suite_names,
         )
         for i, p in enumerate(partitions, 1)
     ]
