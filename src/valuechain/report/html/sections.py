@@ -323,6 +323,13 @@ def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
     )
 
 
+def _failing(report: RunReport) -> str:
+    if report.document is None:
+        return "unmeasured"
+    n = len(report.failures.trials) + report.failures.not_shown
+    return f"{n} failing trial{'s' * (n != 1)}" if n else "no failing trial"
+
+
 def run_section(prefix: str, report: RunReport, *, open_: bool = True) -> Safe:
     """One run's section: what it is, its funnel and rates, why it failed (cases and trials),
     verdict, coverage — collapsible (``open_``: shown open)."""
@@ -334,9 +341,11 @@ def run_section(prefix: str, report: RunReport, *, open_: bool = True) -> Safe:
         el("code", None, report.run_id),
         " ",
         _verdict_badge(report),
-        el("span", {"class": "note"}, f" {suite} · {_day(report.row['completed_at'])}")
-        if suite
-        else None,
+        el(
+            "span",
+            {"class": "note"},
+            f" {suite or 'no suite'} · {_day(report.row['completed_at'])} · {_failing(report)}",
+        ),
     )
     body: list[object] = [_meta(report)]
     if report.document is None:
