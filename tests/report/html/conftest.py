@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "materialize"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "query"))
 
+from report_outline import report_of
 from trend_store import partitioned_store
 
 import valuechain
@@ -34,3 +35,22 @@ def trend_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with Database(path) as db:
         partitioned_store(db)
     return path
+
+
+@pytest.fixture(scope="session")
+def history_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What ``valuechain synth --history 6 --store h.duckdb`` builds: 27 runs of 3 suites over
+    six weeks, the first two at the previous analyzer (unmeasured until recompute)."""
+    folder = tmp_path_factory.mktemp("report-history")
+    manifest = valuechain.synth_history(folder / "h", weeks=6, seed=0)
+    assert len(manifest.runs) == 27
+    path = folder / "h.duckdb"
+    with valuechain.open(path) as store:
+        assert all(report.ok for _, report in store.import_history(folder / "h"))
+    return path
+
+
+@pytest.fixture(scope="session")
+def history_html(history_store: Path) -> str:
+    """The report of the whole 27-run history (built once: it takes seconds)."""
+    return report_of(history_store)

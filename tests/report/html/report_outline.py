@@ -14,7 +14,7 @@ from pathlib import Path
 import valuechain
 
 _SPACE = re.compile(r"\s+")
-_HEADINGS = {"h1", "h2", "h3"}
+_HEADINGS = {"h1", "h2", "h3", "h4"}
 _CELLS = {"td", "th", "caption"}
 
 
@@ -49,7 +49,9 @@ class _Outline(HTMLParser):
             or (tag in {"p", "li"} and not self._in_header and not self._in_chart)
         ):
             self._start_text()
-        elif tag in {"section", "aside"} or (tag == "div" and a.get("class") == "partition"):
+        elif tag in {"section", "aside", "article"} or (
+            tag == "div" and a.get("class") == "partition"
+        ):
             self.lines.append(f"{tag} #{ident}")
         elif tag == "svg" and a.get("class") == "chart":
             self._in_chart = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,14 +102,21 @@ def test_renders_without_console_errors_or_requests(opened: Opened) -> None:
     assert opened.requests == [opened.url]
 
 
+def _open_all(page: object) -> None:
+    """Open every collapsed run and partition (12 runs: each is one line until opened)."""
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true })")  # type: ignore[attr-defined]
+
+
 def test_every_chart_is_drawn(opened: Opened) -> None:
     page = opened.page
+    _open_all(page)
     charts = page.locator("svg.chart")  # type: ignore[attr-defined]
     runs = page.locator("section.run").count()  # type: ignore[attr-defined]
     measured_runs = page.locator("section.run:not(:has(p.unmeasured))").count()  # type: ignore[attr-defined]
     partitions = page.locator("div.partition").count()  # type: ignore[attr-defined]
-    assert (runs, partitions) == (12, 4)
-    assert charts.count() == 2 * measured_runs + 3 * partitions
+    one_run = page.locator("div.partition table.one-run").count()  # type: ignore[attr-defined]
+    assert (runs, partitions, one_run) == (12, 4, 2)
+    assert charts.count() == 2 * measured_runs + 3 * (partitions - one_run)
     for i in range(charts.count()):
         box = charts.nth(i).bounding_box()
         assert box is not None and box["width"] > 200 and box["height"] > 100
@@ -118,6 +126,7 @@ def test_every_chart_is_drawn(opened: Opened) -> None:
 
 def test_a_not_measured_rate_is_a_visible_labelled_gap(opened: Opened) -> None:
     page = opened.page
+    _open_all(page)
     section = page.locator("section.run[data-run=m-second]")  # type: ignore[attr-defined]
     gaps = section.locator("svg.chart g.gap")
     assert gaps.count() == 3  # userValue: pass rate, reach rate and coverage
@@ -148,3 +157,97 @@ def test_light_and_dark_with_a_screenshot_each(
     shot = ARTIFACTS / f"report-{scheme}.png"
     page.screenshot(path=str(shot), full_page=True, timeout=120_000)  # type: ignore[attr-defined]
     assert shot.stat().st_size > 10_000
+
+
+# ---------------------------------------------------------------- which case failed, and why
+MAX_HISTORY_HEIGHT = 15_000  # px at 1280 wide: a 27-run history stays a page, not a scroll
+
+
+def _load(browser: object, html: str, folder: Path) -> Opened:
+    path = folder / "report.html"
+    path.write_text(html, encoding="utf-8")
+    url = path.as_uri()
+    page = browser.new_page()  # type: ignore[attr-defined]
+    seen = Opened(page, url)
+    page.on("request", lambda r: seen.requests.append(r.url))
+    page.on("console", lambda m: m.type == "error" and seen.errors.append(m.text))
+    page.on("pageerror", lambda e: seen.errors.append(str(e)))
+    page.route(
+        "**/*", lambda route: route.continue_() if route.request.url == url else route.abort()
+    )
+    page.goto(url, wait_until="load")
+    return seen
+
+
+def _height(page: object) -> int:
+    return int(page.evaluate("document.documentElement.scrollHeight"))  # type: ignore[attr-defined]
+
+
+def _shot(page: object, path: Path) -> tuple[int, int]:
+    """A full-page screenshot at ``path``; its width and height in pixels (the PNG header's)."""
+    page.screenshot(path=str(path), full_page=True, timeout=120_000)  # type: ignore[attr-defined]
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n" and header[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", header[16:24])
+    return int(width), int(height)
+
+
+def test_demo_report_shows_failing_cases_and_a_funnel_bar_scrolls_to_a_chain(
+    browser: object, demo_store: Path, tmp_path: Path
+) -> None:
+    seen = _load(browser, report_of(demo_store), tmp_path)
+    page = seen.page
+    assert seen.errors == [] and seen.requests == [seen.url]
+    run = page.locator("section.run[data-run=run_7d2d741dbb]")  # type: ignore[attr-defined]
+    details = run.locator("details").first
+    assert details.evaluate("d => d.open")  # two runs: shown open
+    run.locator("summary h2").click()  # a run's heading folds it and unfolds it
+    assert not details.evaluate("d => d.open")
+    run.locator("summary h2").click()
+    cases = run.locator("table[id$=-cases]")
+    assert cases.is_visible() and cases.locator("tbody tr").count() == 2
+    assert "tracker-mcp-regression" in run.locator("summary").inner_text()
+    bar = run.locator("svg[id$=-funnel] a.to-trial").first
+    target = bar.get_attribute("href")
+    assert target == "#trial-it_9acdadc414"
+    page.evaluate("window.scrollTo(0, 0)")
+    bar.click()
+    chain = page.locator(f"{target} table.chain")
+    page.wait_for_function("document.location.hash === '#trial-it_9acdadc414'")
+    assert chain.is_visible() and page.evaluate("window.scrollY") > 0
+    box = page.locator(target).bounding_box()
+    assert box is not None and 0 <= box["y"] < 900  # scrolled into the viewport
+    assert chain.locator("tr[data-state=failed] td.state").inner_text() == "failed"
+    assert page.locator(f"{target} table.diff tr[data-diff=extra]").count() == 1
+    width, height = _shot(page, tmp_path / "demo-report.png")
+    assert width == 1280 and height == _height(page) and height > 2_000
+
+
+def test_history_report_stays_short_and_a_link_opens_a_closed_run(
+    browser: object, history_html: str, tmp_path: Path
+) -> None:
+    seen = _load(browser, history_html, tmp_path)
+    page = seen.page
+    assert seen.errors == [] and seen.requests == [seen.url]
+    assert page.locator("section.run").count() == 27  # type: ignore[attr-defined]
+    height = _height(page)
+    assert height < MAX_HISTORY_HEIGHT, height
+    width, shot_height = _shot(page, tmp_path / "history-report.png")
+    assert (width, shot_height) == (1280, height)
+    # trend dates never overlap: each tick label clear of the next in every drawn chart
+    overlaps = page.evaluate(  # type: ignore[attr-defined]
+        """() => [...document.querySelectorAll('svg.chart[id^=trend]')]
+            .map(svg => [...svg.querySelectorAll('text.tick')]
+                 .filter(t => /^\\d{4}-/.test(t.textContent)).map(t => t.getBoundingClientRect()))
+            .filter(boxes => boxes.some((b, i) => i && b.left < boxes[i - 1].right)).length"""
+    )
+    assert overlaps == 0
+    # a one-run partition is a table of values, not six stacked dots
+    one_run = page.locator("div.partition:has(table.one-run)")  # type: ignore[attr-defined]
+    assert one_run.count() >= 1 and one_run.first.locator("svg.chart").count() == 0
+    # a failing trial inside a closed run: following its link opens the run and shows it
+    anchor = page.locator("article.trial").first.get_attribute("id")  # type: ignore[attr-defined]
+    page.goto(f"{seen.url}#{anchor}")  # type: ignore[attr-defined]
+    assert page.locator(f"#{anchor} table.chain").is_visible()  # type: ignore[attr-defined]
+    opened = page.evaluate(f"document.getElementById('{anchor}').closest('details').open")  # type: ignore[attr-defined]
+    assert opened is True

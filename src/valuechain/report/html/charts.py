@@ -11,7 +11,7 @@ own under the axis.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -98,9 +98,15 @@ def _label(x: float, y: float, value: str, cls: str = "lbl", anchor: str = "star
 
 # --------------------------------------------------------------------------- the funnel
 def funnel_chart(
-    chart_id: str, stages: Sequence[StageTally], included: int, *, width: int = 720
+    chart_id: str,
+    stages: Sequence[StageTally],
+    included: int,
+    *,
+    width: int = 720,
+    links: Mapping[str, str] | None = None,
 ) -> Safe:
-    """Six stacked bars, one per stage: every trial of the slice as one of the six marks."""
+    """Six stacked bars, one per stage: every trial of the slice as one of the six marks.
+    ``links`` (stage → href) makes a stage's failed mark a link to a trial that failed there."""
     bar_h, gap, top = 26, 10, 6
     area = width - LABEL_W - 120
     rows: list[Safe] = []
@@ -115,17 +121,17 @@ def funnel_chart(
             if n == 0:
                 continue
             w = area * n / total
-            rows.append(
-                el(
-                    "g",
-                    {"class": f"mark s-{state}", "data-state": state, "data-count": n},
-                    el("title", None, f"{STAGE_LABELS[tally.stage]}: {n} {words}"),
-                    el("rect", {"x": x, "y": y, "width": w, "height": bar_h, "rx": 2}),
-                    _label(x + w / 2, y + bar_h / 2 + 4, str(n), "count", "middle")
-                    if w >= 18
-                    else None,
-                )
+            mark = el(
+                "g",
+                {"class": f"mark s-{state}", "data-state": state, "data-count": n},
+                el("title", None, f"{STAGE_LABELS[tally.stage]}: {n} {words}"),
+                el("rect", {"x": x, "y": y, "width": w, "height": bar_h, "rx": 2}),
+                _label(x + w / 2, y + bar_h / 2 + 4, str(n), "count", "middle")
+                if w >= 18
+                else None,
             )
+            href = (links or {}).get(tally.stage.value) if state == "failed" else None
+            rows.append(el("a", {"href": href, "class": "to-trial"}, mark) if href else mark)
             x += w
         if total == 0:  # the slice has no trial at this stage: a labelled gap, not a bar
             rows.append(_gap(LABEL_W, y, area, bar_h, "no trial"))
@@ -221,7 +227,7 @@ def trend_chart(
     title: str,
     series: Sequence[tuple[str, Sequence[TrendPoint]]],
     *,
-    width: int = 280,
+    width: int = 380,
 ) -> Safe:
     """Lines of one rate over a partition's runs (oldest first), one per stage.
 
@@ -255,10 +261,13 @@ def trend_chart(
             _label(left - 6, band_y + band_h / 2 + 4, NOT_MEASURED, "gap-label", "end"),
         )
     )
-    every = max(1, -(-n // 3))  # at most four dates under the axis
-    for i, point in enumerate(runs):
-        if i % every == 0 or i == n - 1:
-            parts.append(_label(x_at(i), height - bottom + 16, point.day, "tick", "middle"))
+    fits = max(1, int((width - left - right) // 84))  # a date is ~66 px at 11 px: no overlap
+    every = max(1, -(-n // fits))
+    shown = list(range(0, n, every))
+    if shown and shown[-1] != n - 1 and (n - 1 - shown[-1]) * step >= 84:
+        shown.append(n - 1)  # the newest run's date too, where it has room
+    for i in shown if runs else ():
+        parts.append(_label(x_at(i), height - bottom + 16, runs[i].day, "tick", "middle"))
     for k, (stage, points) in enumerate(series):
         parts.append(_series(k, stage, points, x_at, y_at, band_y + band_h / 2))
     return _svg(chart_id, title, width, height, *parts)

@@ -2,7 +2,8 @@
 
 Nothing is computed here that a verb does not compute: each run's analytics document
 (`query.funnel`), its decision summary (`query.verdict`), its suite's coverage
-(`query.coverage`), and the trend partitions with the runs outside them (`query.trend`).
+(`query.coverage`), its failing cases and trials (`failing_data`: `query.trials`,
+`query.trial`), and the trend partitions with the runs outside them (`query.trend`).
 A run without a document stays UNMEASURED with the store's reason (CONTRACT §5.10).
 """
 
@@ -29,6 +30,7 @@ from valuechain.query.trend import (
     trend_request,
 )
 from valuechain.query.verdict import VerdictView, verdict_view
+from valuechain.report.html.failing_data import RunFailures, run_failures
 
 StepFn = Callable[[str, int, int], None]  # (what, done, total)
 
@@ -62,6 +64,11 @@ class RunReport:
     verdict: VerdictView | None
     verdict_missing: str | None  # why there is no decision summary (None: there is one)
     coverage: pl.DataFrame | None  # six rows in chain order; None: not an eval run
+    failures: RunFailures  # failing cases and trials (none for an unmeasured run)
+
+    @property
+    def suite_name(self) -> str | None:
+        return self.failures.suite_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +134,7 @@ def _run_report(con: duckdb.DuckDBPyConnection, row: dict[str, Any]) -> RunRepor
     coverage = (
         coverage_frame(con, coverage_request(run=run_id)) if row["suite_id"] is not None else None
     )
-    return RunReport(run_id, row, document, verdict, missing, coverage)
+    return RunReport(run_id, row, document, verdict, missing, coverage, run_failures(con, run_id))
 
 
 def _partitions(series: pl.DataFrame, runs: set[str] | None) -> tuple[Partition, ...]:

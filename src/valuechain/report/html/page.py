@@ -12,6 +12,10 @@ from valuechain.report.html.markup import Safe, el, join, slug, void
 from valuechain.report.html.sections import overview, run_section
 from valuechain.report.html.trend import trend_section
 
+# Run sections shown open when the report holds at most this many runs; beyond, each is one
+# line to open (a link into a closed run opens it), so a long history stays a short page.
+OPEN_RUNS: Final = 3
+
 # No network: nothing may load from anywhere, not even the page's own folder.
 CSP: Final = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -87,8 +91,19 @@ def render_page(data: ReportData) -> str:
                 "main",
                 None,
                 overview([a for a, _ in anchors], data.runs),
-                *(run_section(a, r) for (a, _), r in zip(anchors, data.runs, strict=True)),
-                trend_section(data.partitions, data.outside),
+                *(
+                    run_section(a, r, open_=len(data.runs) <= OPEN_RUNS)
+                    for (a, _), r in zip(anchors, data.runs, strict=True)
+                ),
+                trend_section(
+                    data.partitions,
+                    data.outside,
+                    {
+                        str(r.row["suite_id"]): r.suite_name
+                        for r in data.runs
+                        if r.suite_name and r.row["suite_id"]
+                    },
+                ),
             ),
         ]
     )

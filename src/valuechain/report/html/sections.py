@@ -32,6 +32,15 @@ from valuechain.report.html.charts import (
     rates_chart,
     stage_rates,
 )
+from valuechain.report.html.coverage import coverage_section
+from valuechain.report.html.failing import (
+    cases_table,
+    failing_trials,
+    named,
+    reason_links,
+    stage_links,
+    trial_links,
+)
 from valuechain.report.html.gather import RunReport
 from valuechain.report.html.markup import Safe, el, join
 from valuechain.report.verdict import headline, measured_line
@@ -50,7 +59,7 @@ def _day(value: object) -> str:
 def _meta(report: RunReport) -> Safe:
     row = report.row
     facts = [
-        ("suite", row["suite_id"] or "no suite id (not an eval run)"),
+        ("suite", named(report.suite_name, row["suite_id"], "no suite id (not an eval run)")),
         ("completed", _day(row["completed_at"])),
         ("state", row["materialization_state"] or "—"),
         ("trials in the store", _in_store(row)),
@@ -106,7 +115,7 @@ def _unmeasured(report: RunReport) -> Safe:
     )
 
 
-def _funnel(prefix: str, document: StageAnalyticsV1) -> Safe:
+def _funnel(prefix: str, report: RunReport, document: StageAnalyticsV1) -> Safe:
     overall = _overall(document)
     excluded = ", ".join(f"{cls.value} {n}" for cls, n in overall.excluded_trials.counts().items())
     provisional = document.materialization_state.value == "provisional"
@@ -128,7 +137,12 @@ def _funnel(prefix: str, document: StageAnalyticsV1) -> Safe:
             el(
                 "figure",
                 None,
-                funnel_chart(f"{prefix}-funnel", overall.stages, overall.included_trials),
+                funnel_chart(
+                    f"{prefix}-funnel",
+                    overall.stages,
+                    overall.included_trials,
+                    links=stage_links(report.failures),
+                ),
                 _legend(overall),
             ),
             el("h3", None, "Rates per stage"),
@@ -194,6 +208,8 @@ def _reasons(prefix: str, report: RunReport, row: SliceRow) -> Safe:
     head = el("h3", None, "Top failing reasons")
     diagnostics = None if report.verdict is None else report.verdict.summary.diagnostics
     rows = failing_reasons(row, diagnostics)
+    linked = reason_links(report.failures)
+    shown = {t.trial_id for t in report.failures.trials}
     if not rows:
         return join(
             [head, el("p", {"class": "note"}, "no stage failed in this run"), _categories(row)]
@@ -206,6 +222,7 @@ def _reasons(prefix: str, report: RunReport, row: SliceRow) -> Safe:
             el("td", None, r),
             el("td", {"class": "n"}, n),
             el("td", None, a),
+            el("td", None, trial_links(linked.get((s, r), []), shown) or "—"),
         )
         for s, r, n, a in rows[:TOP_REASONS]
     ]
@@ -228,7 +245,10 @@ def _reasons(prefix: str, report: RunReport, row: SliceRow) -> Safe:
                     el(
                         "tr",
                         None,
-                        *(el("th", None, h) for h in ("stage", "reason", "trials", "next action")),
+                        *(
+                            el("th", None, h)
+                            for h in ("stage", "reason", "trials", "next action", "see")
+                        ),
                     ),
                 ),
                 el("tbody", None, *body),
@@ -264,61 +284,6 @@ def _verdict(report: RunReport) -> Safe:
     return join([head, *lines])
 
 
-def _coverage_cell(row: dict[str, Any]) -> Safe:
-    if row["unmeasured_by_suite"]:
-        kinds = ", ".join(row["suggested_kinds"]) or "no check kind"
-        return el("td", {"class": "unmeasured-link"}, "unmeasured by this suite — would: ", kinds)
-    if row["check_kinds"]:
-        return el("td", None, f"{row['authoring_cases']} case(s): ", ", ".join(row["check_kinds"]))
-    if row["runner_decided"]:
-        return el("td", None, "the runner decides it from the run's set-up")
-    return el("td", None, "—")
-
-
-def _coverage(prefix: str, report: RunReport) -> Safe:
-    head = el("h3", None, "Coverage of its suite")
-    if report.coverage is None or report.coverage.is_empty():
-        return join(
-            [head, el("p", {"class": "note"}, "no coverage: not an eval run (no suite id)")]
-        )
-    rows = []
-    for r in report.coverage.iter_rows(named=True):
-        rows.append(
-            el(
-                "tr",
-                None,
-                el("td", None, STAGE_LABELS[Stage(r["stage"])]),
-                _coverage_cell(r),
-                *(
-                    el("td", {"class": "n"}, r[c])
-                    for c in ("measured", "not_applicable", "not_measured", "not_reached")
-                ),
-                el("td", None, ", ".join(r["advisory"]) or "—"),
-            )
-        )
-    heads = (
-        "link",
-        "what can decide it",
-        "measured",
-        "not applicable",
-        "not measured",
-        "not reached",
-        "advisory (never counted)",
-    )
-    return join(
-        [
-            head,
-            el(
-                "table",
-                {"id": f"{prefix}-coverage", "class": "coverage"},
-                el("caption", None, "trials per link in this run; checks its cases author"),
-                el("thead", None, el("tr", None, *(el("th", None, h) for h in heads))),
-                el("tbody", None, *rows),
-            ),
-        ]
-    )
-
-
 def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
     """One line per run: when, its verdict, its trials, and the last link's pass rate."""
     rows = []
@@ -337,7 +302,7 @@ def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
                 "tr",
                 None,
                 el("td", None, el("a", {"href": f"#{anchor}"}, report.run_id)),
-                el("td", None, report.row["suite_id"] or "—"),
+                el("td", None, named(report.suite_name, report.row["suite_id"], "—")),
                 el("td", None, _day(report.row["completed_at"])),
                 el("td", None, _verdict_badge(report)),
                 el("td", {"class": "n"}, included),
@@ -358,16 +323,41 @@ def overview(anchors: list[str], reports: tuple[RunReport, ...]) -> Safe:
     )
 
 
-def run_section(prefix: str, report: RunReport) -> Safe:
-    """One run's section: what it is, its funnel and rates, why it failed, verdict, coverage."""
-    body: list[object] = [
-        el("h2", None, "Run ", el("code", None, report.run_id), " ", _verdict_badge(report)),
-        _meta(report),
-    ]
+def _failing(report: RunReport) -> str:
+    if report.document is None:
+        return "unmeasured"
+    n = len(report.failures.trials) + report.failures.not_shown
+    return f"{n} failing trial{'s' * (n != 1)}" if n else "no failing trial"
+
+
+def run_section(prefix: str, report: RunReport, *, open_: bool = True) -> Safe:
+    """One run's section: what it is, its funnel and rates, why it failed (cases and trials),
+    verdict, coverage — collapsible (``open_``: shown open)."""
+    suite = report.suite_name or report.row["suite_id"]
+    title = el(
+        "h2",
+        None,
+        "Run ",
+        el("code", None, report.run_id),
+        " ",
+        _verdict_badge(report),
+        el(
+            "span",
+            {"class": "note"},
+            f" {suite or 'no suite'} · {_day(report.row['completed_at'])} · {_failing(report)}",
+        ),
+    )
+    body: list[object] = [_meta(report)]
     if report.document is None:
         body.append(_unmeasured(report))
     else:
-        body.append(_funnel(prefix, report.document))
+        body.append(_funnel(prefix, report, report.document))
         body.append(_reasons(prefix, report, _overall(report.document)))
-    body.extend([_verdict(report), _coverage(prefix, report)])
-    return el("section", {"class": "run", "id": prefix, "data-run": report.run_id}, *body)
+        body.append(cases_table(prefix, report.failures))
+    body.extend([_verdict(report), coverage_section(prefix, report)])
+    body.append(failing_trials(report.run_id, report.failures))
+    return el(
+        "section",
+        {"class": "run", "id": prefix, "data-run": report.run_id},
+        el("details", {"open": open_}, el("summary", None, title), *body),
+    )

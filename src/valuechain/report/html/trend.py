@@ -8,6 +8,7 @@ notMeasured rate is a point in the "not measured" band, its line broken there.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 import polars as pl
@@ -17,7 +18,7 @@ from valuechain.contract.vocab import Stage
 from valuechain.query.trend import PARTITION_KEY
 from valuechain.report.html.charts import NOT_MEASURED, RATE_NAMES, TrendPoint, trend_chart
 from valuechain.report.html.gather import Partition
-from valuechain.report.html.markup import Safe, el
+from valuechain.report.html.markup import Safe, el, join
 
 # Why a run is kept out of every partition, in words (CONTRACT §5.11 self-blockers).
 BLOCKER_WORDS: Final = {
@@ -33,6 +34,8 @@ _COLUMNS: Final = {
     "measurementCoverageRate": "measurement_coverage_rate",
 }
 _KEY_WORDS: Final = ("group", "config", "cases", "analyzer", "measurements")
+# Partitions shown open when there are at most this many; beyond, the longest one only.
+OPEN_PARTITIONS: Final = 4
 
 
 def _day(value: object) -> str:
@@ -79,40 +82,121 @@ def _stage_legend() -> Safe:
     )
 
 
-def partition_block(index: int, total: int, partition: Partition) -> Safe:
-    """One partition: its keys, its runs, a chart per rate."""
+def _one_run(prefix: str, partition: Partition) -> Safe:
+    """A partition of one run: its rates per stage as values — a point, not a line."""
+    run = partition.runs[0]
+    rows = []
+    for stage in Stage:
+        cells = []
+        for key, _name, _formula in RATE_NAMES:
+            [(_, points)] = [s for s in _series(partition, key) if s[0] == STAGE_LABELS[stage]]
+            point = points[0]
+            nm = point.value is None
+            cells.append(
+                el(
+                    "td",
+                    {"class": "nm" if nm else "n", "data-state": "notMeasured" if nm else None},
+                    point.label,
+                )
+            )
+        rows.append(el("tr", None, el("td", None, STAGE_LABELS[stage]), *cells))
+    return el(
+        "table",
+        {"id": f"{prefix}-one-run", "class": "one-run"},
+        el(
+            "caption",
+            None,
+            f"one run: {run} ({_day(partition.rows['completed_at'].max())}) — its rates per "
+            "stage; no line to draw",
+        ),
+        el(
+            "thead",
+            None,
+            el("tr", None, el("th", None, "stage"), *(el("th", None, n) for _, n, _ in RATE_NAMES)),
+        ),
+        el("tbody", None, *rows),
+    )
+
+
+def partition_block(
+    index: int,
+    total: int,
+    partition: Partition,
+    *,
+    open_: bool = True,
+    suite_names: Mapping[str, str] | None = None,
+) -> Safe:
+    """One partition: its keys, its runs, a chart per rate (a table for a single run);
+    collapsible (``open_``: shown open)."""
     prefix = f"trend-{index}"
     keys = " · ".join(
         f"{word} {partition.key[column]}"
         for word, column in zip(_KEY_WORDS, PARTITION_KEY, strict=True)
     )
     runs = len(partition.runs)
-    charts = [
-        el(
-            "figure",
-            None,
-            el("figcaption", None, el("b", None, name), el("span", {"class": "formula"}, formula)),
-            trend_chart(
-                f"{prefix}-{key}",
-                f"{name} per run over time, one line per stage; partition {index}",
-                _series(partition, key),
-            ),
+    suites = [str(x) for x in partition.rows["suite_id"].unique(maintain_order=True).drop_nulls()]
+    suite = ", ".join((suite_names or {}).get(x) or x for x in suites) or "no suite"
+    first, last = (
+        _day(partition.rows["completed_at"].min()),
+        _day(partition.rows["completed_at"].max()),
+    )
+    body: object
+    if runs == 1:
+        body = _one_run(prefix, partition)
+    else:
+        body = join(
+            [
+                _stage_legend(),
+                el(
+                    "div",
+                    {"class": "charts"},
+                    *(
+                        el(
+                            "figure",
+                            None,
+                            el(
+                                "figcaption",
+                                None,
+                                el("b", None, name),
+                                el("span", {"class": "formula"}, formula),
+                            ),
+                            trend_chart(
+                                f"{prefix}-{key}",
+                                f"{name} per run over time, one line per stage; partition {index}",
+                                _series(partition, key),
+                            ),
+                        )
+                        for key, name, formula in RATE_NAMES
+                    ),
+                ),
+            ]
         )
-        for key, name, formula in RATE_NAMES
-    ]
     return el(
         "div",
         {"class": "partition", "id": prefix},
-        el("h3", None, f"Partition {index}/{total}"),
-        el("p", {"class": "keys"}, keys),
         el(
-            "p",
-            {"class": "note"},
-            f"{runs} run{'s' * (runs != 1)}, oldest first: ",
-            ", ".join(partition.runs),
+            "details",
+            {"open": open_},
+            el(
+                "summary",
+                None,
+                el("h3", None, f"Partition {index}/{total}"),
+                el(
+                    "span",
+                    {"class": "note", "data-suite": ",".join(suites)},
+                    f" {suite} · {runs} run{'s' * (runs != 1)}, {first}"
+                    + (f" to {last}" if runs > 1 else ""),
+                ),
+            ),
+            el("p", {"class": "keys"}, keys),
+            el(
+                "p",
+                {"class": "note"},
+                f"{runs} run{'s' * (runs != 1)}, oldest first: ",
+                ", ".join(partition.runs),
+            ),
+            body,
         ),
-        _stage_legend(),
-        el("div", {"class": "charts"}, *charts),
     )
 
 
@@ -154,10 +238,23 @@ def _outside(outside: pl.DataFrame) -> Safe:
     return el("aside", {"class": "outside", "id": "trend-outside"}, *parts)
 
 
-def trend_section(partitions: tuple[Partition, ...], outside: pl.DataFrame) -> Safe:
-    """Every partition's charts, and beside them the runs outside every partition."""
+def trend_section(
+    partitions: tuple[Partition, ...],
+    outside: pl.DataFrame,
+    suite_names: Mapping[str, str] | None = None,
+) -> Safe:
+    """Every partition's charts (``suite_names``: suite id → name, for their headings), and
+    beside them the runs outside every partition."""
+    longest = max(range(len(partitions)), key=lambda i: len(partitions[i].runs), default=0)
     blocks: list[object] = [
-        partition_block(i, len(partitions), p) for i, p in enumerate(partitions, 1)
+        partition_block(
+            i,
+            len(partitions),
+            p,
+            open_=len(partitions) <= OPEN_PARTITIONS or i - 1 == longest,
+            suite_names=suite_names,
+        )
+        for i, p in enumerate(partitions, 1)
     ]
     if not blocks:
         blocks.append(el("p", {"class": "note"}, "no partition: no final, comparable document"))
