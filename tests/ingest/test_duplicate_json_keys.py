@@ -5,10 +5,12 @@ often it appears and the value kept — where it was taken silently before.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 from typing import Any
 
 import orjson
+import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -139,8 +141,18 @@ def _reads_as(decoded: DecodedSource, expected: DecodedSource) -> None:
     (issue,) = _dup_issues(decoded)
     for name in expected.tables:
         if name != "issues":
-            assert decoded.tables[name].equals(expected.tables[name]), name
+            assert _rows(decoded.tables[name]) == _rows(expected.tables[name]), name
+            assert decoded.tables[name].schema == expected.tables[name].schema, name
     assert [i for i in decoded.issues if i is not issue] == expected.issues
+
+
+def _rows(table: pa.Table) -> list[dict[str, Any]]:
+    """The table's rows with NaN made comparable (Arrow's ``equals`` never finds NaN equal to
+    NaN, so a generated ``doubleValue: "NaN"`` would fail an identical read)."""
+    return [
+        {k: "NaN" if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+        for row in table.to_pylist()
+    ]
 
 
 def _drop(value: Any) -> Any:
