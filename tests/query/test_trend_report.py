@@ -55,9 +55,10 @@ def point(rate: float | None) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("rates", "expected"),
     [
-        ([0.0, 0.5, 1.0], "▁▅█"),
+        ([0.0, 0.5, 1.0], "▁▄█"),
         ([None, 0.0], f"{NOT_MEASURED_POINT}▁"),  # not measured is never a low bar
-        ([0.124, 0.125, 0.99], "▁▂█"),
+        ([0.124, 0.125, 0.99], "▁▁▇"),
+        ([0.143, 0.875, 0.999, 1.0], "▂▇▇█"),  # 87.5 % is not drawn as 100 %
         ([], ""),
     ],
 )

@@ -142,12 +142,15 @@ def _glyph(point: Point) -> str:
     value = point["measured_pass_rate"]
     if point["measured_pass_rate_state"] != "measured" or value is None:
         return NOT_MEASURED_POINT
-    return BARS[min(len(BARS) - 1, int(value * len(BARS)))]
+    if value >= 1:  # only a full pass rate is a full bar: 87.5 % is not 100 %
+        return BARS[-1]
+    return BARS[min(len(BARS) - 2, int(value * (len(BARS) - 1)))]
 
 
 def sparkline(points: list[Point], width: int = SPARK_WIDTH) -> str:
-    """One glyph per run: a bar of eight heights for a measured pass rate, ``·`` for
-    notMeasured, a blank where the run has no such slice; the oldest elided past ``width``."""
+    """One glyph per run: a bar of seven heights for a measured pass rate below 100 % (the
+    eighth, full, for 100 % only), ``·`` for notMeasured, a blank where the run has no such
+    slice; the oldest elided past ``width``."""
     glyphs = [_glyph(p) for p in points]
     return "…" + "".join(glyphs[-(width - 1) :]) if len(glyphs) > width else "".join(glyphs)
 
@@ -246,8 +249,8 @@ def render_trend(series: pl.DataFrame, outside: pl.DataFrame, request: TrendRequ
         ),
         Text("measured pass rate per run, oldest first · right: latest run, ↑↓→ vs previous"),
         Text(
-            f"{BARS[0]}…{BARS[-1]} 0–100 % · {NOT_MEASURED_POINT} not measured · "
-            "blank: the run has no such slice"
+            f"{BARS[0]}…{BARS[-2]} under 100 % · {BARS[-1]} 100 % · "
+            f"{NOT_MEASURED_POINT} not measured · blank: the run has no such slice"
         ),
     ]
     rows = list(series.iter_rows(named=True))
