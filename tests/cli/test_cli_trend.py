@@ -82,7 +82,6 @@ def test_an_empty_store_has_no_partition(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--since", "yesterday"], "not a date"),
         (["--chains", "producer", "--analyzer", "11"], "current analyzer only"),
         (["--analyzer", "0"], "not an analyzer version"),
     ],
@@ -91,6 +90,19 @@ def test_bad_values_are_one_red_line(trend_store: Path, args: list[str], message
     result = run("--store", trend_store, "trend", *args)
     assert result.exit_code == 1
     assert message in red_line(result)
+
+
+def test_a_since_that_is_no_date_is_a_usage_error(trend_store: Path) -> None:
+    result = run("--store", trend_store, "trend", "--since", "yesterday")
+    assert result.exit_code == 2
+    assert "'yesterday' is not a date" in red_line(result)
+
+
+def test_an_unknown_suite_is_named_not_shown_as_empty(trend_store: Path) -> None:
+    result = run("--store", trend_store, "trend", "--suite", "nope")
+    assert result.exit_code == 1
+    assert "suite nope: no such suite in this store" in red_line(result)
+    assert result.stdout == ""
 
 
 def test_an_unknown_stage_is_a_usage_error(trend_store: Path) -> None:

@@ -107,6 +107,17 @@ def require_runs(store: api.Store, *runs: str) -> None:
         )
 
 
+def require_suite(store: api.Store, suite: str | None) -> None:
+    """The one "no such suite" error (a filter by a suite the store never saw would only
+    show nothing, as if the suite had no final run)."""
+    if suite is not None and not store.has_suite(suite):
+        raise UsageError(
+            f"suite {suite}",
+            "no such suite in this store",
+            "the runs list each run's suite: valuechain runs",
+        )
+
+
 FORMAT = format_option(help="Output format.")
 # A reader whose result is rows: csv too. One whose result is a document: table or json.
 TABULAR = format_option(
