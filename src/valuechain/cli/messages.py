@@ -9,6 +9,8 @@ standard error and are silenced by ``--quiet``, which leaves only the result and
 
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Final, NoReturn
@@ -24,6 +26,8 @@ out = Console()
 err = Console(stderr=True)
 
 QUIET_KEY: Final = "valuechain.quiet"
+STORE_KEY: Final = "valuechain.store"  # the --store the command line named, if it did
+_COMMAND = re.compile(r"\bvaluechain ([a-z][a-z-]*)\b")
 INDENT: Final = "  "  # a wrapped line continues under its first word
 
 
@@ -83,10 +87,33 @@ def wrapped(text: str, width: int, label: str = "") -> list[str]:
     return lines
 
 
+def remember_store(ctx: click.Context, path: object) -> None:
+    """The ``--store`` this command line named, for the commands its hints suggest."""
+    ctx.find_root().meta[STORE_KEY] = str(path)
+
+
+def with_store(text: str) -> str:
+    """``text`` with the ``--store`` the command line named put into every ``valuechain
+    COMMAND`` it suggests, so the suggestion reads the same store (unchanged without one)."""
+    ctx = click.get_current_context(silent=True)
+    named = ctx.find_root().meta.get(STORE_KEY) if ctx is not None else None
+    if ctx is None or named is None:
+        return text
+    commands = getattr(ctx.find_root().command, "commands", {})
+    option = f"--store {shlex.quote(named)}"
+
+    def named_store(m: re.Match[str]) -> str:
+        return f"valuechain {option} {m[1]}" if m[1] in commands else m[0]
+
+    return _COMMAND.sub(named_store, text)
+
+
 def error_lines(problem: str, hint: str | None, width: int, label: str = "error:") -> list[Text]:
-    """The red ``error:`` line and its ``hint:`` line, wrapped at ``width``."""
+    """The red ``error:`` line and its ``hint:`` line (its commands on the store the command
+    line named), wrapped at ``width``."""
     lines = [Text(line, style="red") for line in wrapped(problem, width, label)]
     if hint:
+        hint = with_store(hint)
         lines.extend(Text(line, style="dim") for line in wrapped(hint, width, "hint:"))
     return lines
 
