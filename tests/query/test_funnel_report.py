@@ -28,6 +28,13 @@ def test_funnel_renders_counts_rates_and_exclusions(store: Funnels) -> None:
     assert "setup connection: 0/1 attempt failed" in text
 
 
+def test_a_run_without_a_suite_says_so_not_none(store: Funnels) -> None:
+    document = analytics_document(store.con, "run-1")
+    assert document is not None
+    text = funnel_text(document.model_copy(update={"suite_id": None}), run_id="run-1")
+    assert "suite (none recorded)" in text and "None" not in text
+
+
 def test_a_missing_document_renders_unmeasured(store: Funnels) -> None:
     text = funnel_text(analytics_document(store.con, "old"), run_id="old")
     assert "UNMEASURED" in text and "not an empty funnel" in text

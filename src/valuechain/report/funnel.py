@@ -136,7 +136,8 @@ def stage_table(row: SliceRow, *, wide: bool = False) -> FittedTable:
 def _header(doc: StageAnalyticsV1, chains: str, completeness: str | None) -> RenderableType:
     lines = Text()
     lines.append(f"run {doc.run_id}", style="bold")
-    lines.append(f"  suite {doc.suite_id}  chains {chains}  analyzer {doc.stage_analyzer_version}")
+    suite = doc.suite_id or "(none recorded)"
+    lines.append(f"  suite {suite}  chains {chains}  analyzer {doc.stage_analyzer_version}")
     if doc.source_stage_analyzer_versions is not MISSING:
         versions = ", ".join(str(v) for v in doc.source_stage_analyzer_versions)
         lines.append(f" (mixed: {versions} — not comparable, §5.11)", style="yellow")
