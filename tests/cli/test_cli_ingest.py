@@ -5,7 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -91,21 +94,46 @@ def test_import_says_which_files_of_a_directory_it_skipped(store: Path, tmp_path
     assert "notes-0.txt" in result.stdout and "and 2 more" in result.stdout
 
 
-@pytest.mark.parametrize(
-    ("path", "said"),
-    [
-        ("/dev/zero", "a character device (such as a terminal or /dev/zero), not a file"),
-        ("-", "'-' does not name standard input here"),
-    ],
-    ids=["dev-zero", "dash"],
-)
-def test_import_names_what_a_path_that_is_no_file_is(store: Path, path: str, said: str) -> None:
-    result = run("--store", store, "import", "--no-derive", path)  # never reads /dev/zero
+def test_import_names_what_a_path_that_is_no_file_is(store: Path) -> None:
+    result = run("--store", store, "import", "--no-derive", "/dev/zero")  # never reads it
     assert result.exit_code == 1
     rejected = red_line(result, "rejected:")
-    assert rejected.startswith(f"rejected: {path}: {said}"), rejected
+    said = "a character device (such as a terminal or /dev/zero), not a file"
+    assert rejected.startswith(f"rejected: /dev/zero: {said}"), rejected
     assert "no such file" not in rejected
     assert "hint: pipe or redirect the export into /dev/stdin" in rejected
+
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _cli(args: list[str], cwd: Path, stdin: Any) -> subprocess.CompletedProcess[bytes]:
+    """The command line in a process of its own, standard input as given."""
+    env = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "80"}
+    env.pop("VALUECHAIN_STORE", None)
+    command = [sys.executable, "-m", "valuechain", *args]
+    return subprocess.run(command, cwd=cwd, env=env, stdin=stdin, capture_output=True, check=False)
+
+
+@pytest.mark.parametrize("how", ["redirected", "piped"])
+def test_import_dash_reads_standard_input(tmp_path: Path, shared: Path, how: str) -> None:
+    args = ["--store", "s.duckdb", "import", "--no-derive", "-"]
+    if how == "redirected":
+        with (shared / EXAMPLE).open("rb") as file:
+            done = _cli(args, tmp_path, file)
+    else:  # cat FILE | valuechain import -
+        with subprocess.Popen(["cat", str(shared / EXAMPLE)], stdout=subprocess.PIPE) as cat:
+            done = _cli(args, tmp_path, cat.stdout)
+    assert done.returncode == 0, done.stderr.decode()
+    assert "imported     72" in done.stdout.decode()
+
+
+def test_a_missing_path_creates_no_store(tmp_path: Path) -> None:
+    store = tmp_path / "new.duckdb"
+    result = run("--store", store, "import", tmp_path / "nope.json")
+    assert result.exit_code == 1
+    assert "no such file" in red_line(result, "rejected:")
+    assert not store.exists() and list(tmp_path.iterdir()) == []
 
 
 def test_import_can_derive_with_analyzer_11(tmp_path: Path, shared: Path) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.app import emit, main, open_store, out, store_path
 from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
 from valuechain.cli.messages import quiet, say_error
 from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, examples
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 @examples(
     "valuechain import run.json exports/ 'archive/**/*.json'",
     "valuechain import --strict --no-derive big.jsonl.gz",
+    "zcat run.json.gz | valuechain import -             # standard input",
     "valuechain import --follow otel/ --interval 5   # a collector's folder",
 )
 def import_cmd(
@@ -77,7 +78,8 @@ def import_cmd(
     follow: Path | None,
     interval: float,
 ) -> None:
-    """Import OTLP exports (files, directories, globs), then derive the touched trials' chains.
+    """Import OTLP exports (files, directories, globs; - for standard input), then derive the
+    touched trials' chains.
 
     With --follow DIR, keep importing a collector's output directory as it grows (Ctrl-C
     stops; a restart resumes where it left off)."""
@@ -98,6 +100,13 @@ def import_cmd(
         options = {"strict": strict, "salvage": salvage, "derive": not no_derive, **extra}
         run_follow(ctx, follow, interval, analyzer=analyzer, **options)
         return
+    if not store_path(ctx).exists():  # nothing to read: no new, empty store either
+        from valuechain.pipeline.imports import ImportReport, plan
+
+        files, missing, skipped = plan(paths, pipes=True)
+        if not files:
+            print_import_report(ImportReport(sources=missing, skipped=skipped))
+            sys.exit(1)
     with open_store(ctx, settle=False) as store:  # the import derives what is pending first
         report = run_import(
             store,
