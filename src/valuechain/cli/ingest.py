@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 @examples(
     "valuechain import run.json exports/ 'archive/**/*.json'",
     "valuechain import --strict --no-derive big.jsonl.gz",
-    "zcat run.json.gz | valuechain import -             # standard input",
+    "valuechain import - < run.json                   # standard input",
     "valuechain import --follow otel/ --interval 5   # a collector's folder",
 )
 def import_cmd(
