@@ -32,7 +32,7 @@ def test_import_exit_code_zero_with_warnings(
     path = write("warn.json", otlp.request(otlp.span(1, kind=99), otlp.span(2, spanId="0x2")))
     result = run("--store", store, "import", path)
     assert result.exit_code == 0, result.output
-    assert "1 sources, 1 spans, 1 traces, 2 issues" in result.stdout
+    assert "1 source, 1 span, 1 trace, 2 issues" in result.stdout
     assert "W_UNKNOWN_ENUM 1" in result.stdout and "E_BAD_ID_ENCODING 1" in result.stdout
     assert result.stderr == ""
 
@@ -309,3 +309,20 @@ def test_issues_rejects_an_unknown_severity(filled: Path) -> None:
     result = run("--store", filled, "issues", "--severity", "fatal")
     assert result.exit_code == 2  # click's own usage error
     assert "fatal" in result.stderr
+
+
+def test_the_import_summary_and_issues_agree_on_a_rejected_file(tmp_path: Path) -> None:
+    store = tmp_path / "s.duckdb"
+    kept = tmp_path / "kept.json"  # imported, with two issues (a span without ids)
+    kept.write_text('{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x"}]}]}]}')
+    bad = tmp_path / "bad.json"  # rejected: its issue is not stored
+    bad.write_text("garbage")
+    result = run("--store", store, "import", kept, bad)
+    assert result.exit_code == 1
+    listed = json.loads(run("--store", store, "issues", "--format", "json").stdout)
+    stored = sum(row["occurrences"] for row in listed)
+    assert {row["source"] for row in listed} == {str(kept)}
+    summary = " ".join(result.stdout.split())
+    assert f"{stored} issues (and 1 issue of rejected sources, not stored)" in summary
+    assert "issues by code: E_MISSING_ID 2 not stored" in summary
+    assert "not stored, of rejected sources: E_NOT_OTLP 1" in summary

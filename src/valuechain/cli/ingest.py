@@ -16,6 +16,7 @@ from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, 
 from valuechain.cli.progress import PhaseBar
 from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
 from valuechain.report.output_formats import Format
+from valuechain.report.words import plural
 
 if TYPE_CHECKING:
     from valuechain import api
@@ -149,10 +150,15 @@ def print_import_summary(report: ImportReport) -> None:
     ]
     styles = [{"outcome": colours[s.outcome]} for s in report.sources]
     out.print(FittedTable(list(SOURCE_COLUMNS), rows, styles=styles, joined=True), crop=False)
-    counts = report.issue_counts()
+    counts, unstored = report.issue_counts(stored=True), report.issue_counts(stored=False)
+    not_stored = (  # a rejected source keeps nothing: `issues` never lists these
+        f" (and {plural(unstored.total(), 'issue')} of rejected sources, not stored)"
+        if unstored
+        else ""
+    )
     out.print(
-        f"{len(report.sources)} sources, {report.total('spans')} spans, "
-        f"{report.traces} traces, {sum(counts.values())} issues"
+        f"{plural(len(report.sources), 'source')}, {plural(report.total('spans'), 'span')}, "
+        f"{plural(report.traces, 'trace')}, {plural(counts.total(), 'issue')}{not_stored}"
     )
     if report.completed is not None:
         out.print(f"first completed an unfinished derivation: {report.completed.describe()}")
@@ -161,7 +167,10 @@ def print_import_summary(report: ImportReport) -> None:
     if report.pending is not None:
         out.print(f"[yellow]not derived:[/yellow] {report.pending.render()}", highlight=False)
     if counts:
-        out.print("issues by code: " + ", ".join(f"{c} {n}" for c, n in counts.most_common()))
+        out.print("issues by code: " + ", ".join(f"{c} {n:,}" for c, n in counts.most_common()))
+    if unstored:
+        shown = ", ".join(f"{c} {n:,}" for c, n in unstored.most_common())
+        out.print(f"not stored, of rejected sources: {shown}", highlight=False)
     if report.skipped:
         by_reason: dict[str, list[str]] = {}
         for skipped in report.skipped:
