@@ -253,6 +253,19 @@ def test_sql_usage_errors_are_one_red_line(
     assert not (tmp_path / "never.duckdb").exists()
 
 
+def test_sql_errors_keep_duckdb_s_own_help(filled: Path) -> None:
+    typo = run("--store", filled, "sql", "SELECT * FROM span")
+    assert typo.exit_code == 1
+    assert 'Did you mean "spans"?' in red_line(typo)
+    unfinished = run("--store", filled, "sql", "SELECT * FROM spans WHERE")
+    assert unfinished.exit_code == 1
+    lines = unfinished.stderr.splitlines()
+    query = next(k for k, line in enumerate(lines) if "LINE 1: SELECT * FROM spans WHERE" in line)
+    caret = lines[query + 1]  # under the position, as DuckDB put it
+    assert caret.strip().startswith("^") and caret.index("^") == lines[query].index("WHERE")
+    assert "hint:" in red_line(unfinished)
+
+
 def test_sql_is_read_only(filled: Path) -> None:
     result = run("--store", filled, "sql", "DELETE FROM core.spans")
     assert result.exit_code == 1

@@ -108,10 +108,17 @@ def with_store(text: str) -> str:
     return _COMMAND.sub(named_store, text)
 
 
-def error_lines(problem: str, hint: str | None, width: int, label: str = "error:") -> list[Text]:
+def error_lines(
+    problem: str, hint: str | None, width: int, label: str = "error:", detail: str | None = None
+) -> list[Text]:
     """The red ``error:`` line and its ``hint:`` line (its commands on the store the command
-    line named), wrapped at ``width``."""
+    line named), wrapped at ``width``; between them the ``detail`` lines as they are,
+    indented (a query with the caret under its error must not be wrapped)."""
     lines = [Text(line, style="red") for line in wrapped(problem, width, label)]
+    for line in (detail or "").splitlines():  # the query and its caret stay as they are
+        kept = line.startswith("LINE ") or set(line.strip()) <= {"^"}
+        shown = [INDENT + line] if kept else wrapped(line, width, INDENT)
+        lines.extend(Text(part, style="red") for part in shown)
     if hint:
         hint = with_store(hint)
         lines.extend(Text(line, style="dim") for line in wrapped(hint, width, "hint:"))
@@ -122,7 +129,7 @@ def say_error(exc: ValuechainError, label: str = "error:") -> None:
     """A `ValuechainError` as its red line (where: what) and its hint, on standard error
     (even with --quiet)."""
     problem = f"{exc.where}: {exc.problem}" if exc.where else exc.problem
-    for line in error_lines(problem, exc.hint, err.width, label):
+    for line in error_lines(problem, exc.hint, err.width, label, exc.detail):
         err.print(line, highlight=False, soft_wrap=True)
 
 
