@@ -48,8 +48,9 @@ def test_format_option_defaults_to_every_format() -> None:
     @format_option()
     def command(fmt: str) -> None: ...
 
-    (param,) = command.__click_params__  # type: ignore[attr-defined]
-    assert list(param.type.choices) == [f.value for f in Format]
+    params = {p.name: p for p in command.__click_params__}  # type: ignore[attr-defined]
+    assert list(params["fmt"].type.choices) == [f.value for f in Format]
+    assert params["compact"].is_flag  # json among the formats: --compact too
 
 
 def test_readers_take_any_analyzer_and_derive_only_a_selectable_one() -> None:

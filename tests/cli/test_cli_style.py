@@ -3,10 +3,11 @@ human output, counts written alike."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from cli_runner import run
+from cli_runner import EXAMPLE_RUN, run
 
 from valuechain.store import Database
 
@@ -35,3 +36,32 @@ def test_store_info_counts_have_thousands_separators(example_store: str) -> None
     text = run("--store", example_store, "store", "info").stdout
     assert "1 source (first imported " in text  # one source: no plural
     assert " bytes + " in text and "," in text.split(" bytes + ")[0]  # the file is > 1,000
+
+
+JSON_COMMANDS = [
+    ("runs",),
+    ("funnel", EXAMPLE_RUN),
+    ("verdict", EXAMPLE_RUN),
+    ("compare", EXAMPLE_RUN, EXAMPLE_RUN),
+    ("trials", EXAMPLE_RUN),
+    ("coverage",),
+    ("trend",),
+    ("store", "info"),
+    ("sql", "SELECT 1 AS x"),
+    ("schema", "verdict-policy"),
+]
+
+
+@pytest.mark.parametrize("args", JSON_COMMANDS, ids=[a[0] for a in JSON_COMMANDS])
+def test_json_is_indented_alike_and_compact_on_request(
+    example_store: str, args: tuple[str, ...]
+) -> None:
+    json_args = (*args, "--format", "json") if args[0] != "schema" else args
+    pretty = run("--store", example_store, *json_args)
+    assert pretty.exit_code == 0, pretty.output
+    assert pretty.stdout[:1] in "[{" and pretty.stdout[1:4] == "\n  "  # indented two spaces
+    for compact in (("--compact", *json_args), (*json_args, "--compact")):
+        one_line = run("--store", example_store, *compact)
+        assert one_line.exit_code == 0, one_line.output
+        assert one_line.stdout.count("\n") == 1
+        assert json.loads(one_line.stdout) == json.loads(pretty.stdout)

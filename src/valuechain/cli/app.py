@@ -28,6 +28,8 @@ from valuechain.cli.interrupts import (
 from valuechain.cli.messages import (
     BadValue,
     aside,
+    compact,
+    compact_option,
     err,
     fail_usage,
     fail_with,
@@ -149,6 +151,7 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None)
 )
 @wait_option(envvar="VALUECHAIN_WAIT")
 @quiet_option()
+@compact_option()
 @click.pass_context
 @examples(
     "valuechain demo                       # the bundled sample, a funnel, a trial",
@@ -264,7 +267,7 @@ def emit(
             "Parquet is binary and standard output is a terminal",
             "add --output FILE.parquet, or redirect: > FILE.parquet",
         )
-    data = render_bytes(frame, fmt)
+    data = render_bytes(frame, fmt, compact=compact())
     if output is not None:
         write_output(data, output, store_path(click.get_current_context()))
     else:

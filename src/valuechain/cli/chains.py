@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import re
-import sys
 from typing import TYPE_CHECKING, Final
 
 import click
-import orjson
 
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.messages import quiet
@@ -24,6 +22,7 @@ from valuechain.cli.options import (
     run_argument,
     stage_option,
 )
+from valuechain.cli.output import write_json
 from valuechain.cli.progress import PhaseBar
 from valuechain.report.columns import Col
 from valuechain.report.output_formats import Format
@@ -157,7 +156,7 @@ def trial(
     with open_store(ctx, read_only=True) as store:
         view = store.trial(trial_id, chains=chains, analyzer=analyzer)
     if fmt == "json":
-        sys.stdout.buffer.write(orjson.dumps(view.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+        write_json(view.to_json())
         return
     if fmt == "csv":
         emit(chain_frame(view), Format.CSV, None)

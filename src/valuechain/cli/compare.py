@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Final
 
 import click
@@ -11,6 +10,7 @@ from rich.text import Text
 from valuechain.cli.app import main, open_store, out
 from valuechain.cli.messages import aside
 from valuechain.cli.options import CHAINS, DOCUMENT, examples, reader_analyzer_option
+from valuechain.cli.output import write_json
 from valuechain.errors import UsageError
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def compare(
     with open_store(ctx, read_only=True) as store:
         comparison = store.compare(run_a, run_b, chains=chains, analyzer=analyzer, force=force)
     if fmt == "json":
-        sys.stdout.write(comparison.to_json() + "\n")
+        write_json(comparison.to_json())
     else:
         from valuechain.report.compare import render_comparison
 

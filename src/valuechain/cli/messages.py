@@ -26,6 +26,7 @@ out = Console()
 err = Console(stderr=True)
 
 QUIET_KEY: Final = "valuechain.quiet"
+COMPACT_KEY: Final = "valuechain.compact"
 STORE_KEY: Final = "valuechain.store"  # the --store the command line named, if it did
 _COMMAND = re.compile(r"\bvaluechain ([a-z][a-z-]*)\b")
 INDENT: Final = "  "  # a wrapped line continues under its first word
@@ -55,6 +56,31 @@ def quiet() -> bool:
     """Whether this command line asked for ``--quiet`` (False outside a command)."""
     ctx = click.get_current_context(silent=True)
     return bool(ctx is not None and ctx.find_root().meta.get(QUIET_KEY))
+
+
+def _remember_compact(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:  # global or the command's own
+        ctx.find_root().meta[COMPACT_KEY] = True
+
+
+def compact_option() -> Callable[[FC], FC]:
+    """``--compact``: JSON on one line. Global, and on every command that prints JSON; by
+    default every command's JSON is indented two spaces."""
+    return click.option(
+        "--compact",
+        is_flag=True,
+        default=False,
+        expose_value=False,
+        is_eager=True,
+        callback=_remember_compact,
+        help="JSON on one line (by default indented two spaces, as every command prints it).",
+    )
+
+
+def compact() -> bool:
+    """Whether this command line asked for ``--compact`` JSON."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().meta.get(COMPACT_KEY))
 
 
 def aside(message: str | Text) -> None:

@@ -7,18 +7,17 @@ when complete), prints what it changed, and has ``--dry-run``, which changes not
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import click
-import orjson
 
 from valuechain.cli.app import main, open_store, out, store_path
 from valuechain.cli.messages import summary
 from valuechain.cli.options import DOCUMENT, examples
+from valuechain.cli.output import write_json
 from valuechain.cli.progress import working
 from valuechain.pipeline.progress import Phase
 from valuechain.report.words import number, plural
@@ -60,7 +59,7 @@ def info(ctx: click.Context, fmt: str, limit: int) -> None:
     with open_store(ctx, read_only=True) as store:
         found = store.info(limit=limit)
     if fmt == "json":
-        sys.stdout.buffer.write(orjson.dumps(info_json(found), option=orjson.OPT_INDENT_2) + b"\n")
+        write_json(info_json(found))
         return
     print_info(found)
 

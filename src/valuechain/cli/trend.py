@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from valuechain.cli.app import emit, main, open_store, out
@@ -16,6 +14,7 @@ from valuechain.cli.options import (
     require_suite,
     stage_option,
 )
+from valuechain.cli.output import write_json
 from valuechain.contract.vocab import SliceDimension
 from valuechain.errors import UsageError
 from valuechain.report.output_formats import Format
@@ -77,7 +76,7 @@ def trend(
         )
         outside = store.trend_blocked(suite=suite, since=since, chains=chains, analyzer=analyzer)
     if fmt == "json":
-        sys.stdout.buffer.write(trend_json(series, outside))
+        write_json(trend_json(series, outside))
     elif fmt == "csv":
         emit(series, Format.CSV, None)
         if outside.height:  # CSV holds the series only; say what it leaves out
