@@ -90,7 +90,7 @@ def test_import_says_which_files_of_a_directory_it_skipped(store: Path, tmp_path
         (folder / f"notes-{n}.txt").write_text("x")
     result = run("--store", store, "import", "--no-derive", folder)
     assert result.exit_code == 0
-    assert "skipped 7 file(s)" in result.stdout
+    assert "skipped 7 files" in result.stdout
     assert "notes-0.txt" in result.stdout and "and 2 more" in result.stdout
 
 

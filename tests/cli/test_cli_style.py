@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_runner import EXAMPLE_RUN, run
+from cli_runner import EXAMPLE, EXAMPLE_RUN, run
 
+from valuechain.cli.tools import LEGEND
+from valuechain.contract.words import number, plural
 from valuechain.store import Database
 
 BOX_DRAWING = frozenset("┏┓┗┛┃━│┡┩╇┳┻╋└┘┌┐├┤┬┴┼")
@@ -65,3 +67,32 @@ def test_json_is_indented_alike_and_compact_on_request(
         assert one_line.exit_code == 0, one_line.output
         assert one_line.stdout.count("\n") == 1
         assert json.loads(one_line.stdout) == json.loads(pretty.stdout)
+
+
+def test_plural_and_number_write_counts_alike() -> None:
+    assert plural(1, "run") == "1 run"
+    assert plural(2, "run") == "2 runs"
+    assert plural(0, "issue") == "0 issues"
+    assert plural(16095, "span") == "16,095 spans"
+    assert plural(2, "tool-call list") == "2 tool-call lists"
+    assert number(1234567) == "1,234,567"
+
+
+def test_one_spelling_of_not_measured_in_human_output(example_store: str) -> None:
+    texts = [
+        run("--store", example_store, *args).stdout
+        for args in (("coverage",), ("funnel", EXAMPLE_RUN), ("demo", "--help"))
+    ]
+    for text in texts:
+        assert "notMeasured" not in text and "n/m" not in text
+    assert "not measured" in texts[0]  # the coverage table's column
+    assert (
+        LEGEND == "passed, failed: measured · not reached, not measured, not applicable: not a pass"
+    )
+
+
+def test_a_derive_summary_writes_one_run_singular(tmp_path: Path, shared: Path) -> None:
+    result = run("--store", tmp_path / "s.duckdb", "import", shared / EXAMPLE)
+    assert result.exit_code == 0, result.output
+    assert "in 1 run (" in result.stdout and "1 runs" not in result.stdout
+    assert "1 source, 72 spans, 8 traces, 0 issues" in result.stdout

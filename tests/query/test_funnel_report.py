@@ -11,7 +11,7 @@ from valuechain.report.funnel import NOT_MEASURED, format_rate, funnel_text
 
 def test_rates_carry_their_arithmetic() -> None:
     assert format_rate(stage_rate(3, 4)) == "3/4 (75.0%)"
-    assert format_rate(stage_rate(0, 0)) == NOT_MEASURED == "n/m (not measured)"
+    assert format_rate(stage_rate(0, 0)) == NOT_MEASURED == "not measured"
 
 
 def test_funnel_renders_counts_rates_and_exclusions(store: Funnels) -> None:

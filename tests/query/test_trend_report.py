@@ -107,7 +107,7 @@ def test_table_of_many_runs_stays_within_80_columns() -> None:
         text = screen(funnels, slice="intent")
         assert all(len(line) <= 80 for line in text.splitlines())
         assert "…" in text and "intent: (unlabelled)" in text
-        assert "blocked: 15 run(s)" in text
+        assert "blocked: 15 runs join" in text
 
 
 def test_json_is_golden_and_valid_against_the_model(trends: Funnels, update_golden: bool) -> None:

@@ -24,6 +24,7 @@ from valuechain.cli.options import (
 )
 from valuechain.cli.output import write_json
 from valuechain.cli.progress import PhaseBar
+from valuechain.contract.words import plural
 from valuechain.report.columns import Col
 from valuechain.report.output_formats import Format
 
@@ -47,9 +48,10 @@ def derive(ctx: click.Context, analyzer: int) -> None:
     with open_store(ctx) as store, PhaseBar() as bar:
         summary = store.derive(analyzer=analyzer, on_progress=bar)
     summary_line(
-        f"derived {summary.derived} chains at analyzer {analyzer} over {summary.trials} trials "
-        f"in {len(summary.run_ids)} runs; {summary.producer_chains} producer chains stored; "
-        f"{summary.issues} trial issues"
+        f"derived {plural(summary.derived, 'chain')} at analyzer {analyzer} over "
+        f"{plural(summary.trials, 'trial')} in {plural(len(summary.run_ids), 'run')}; "
+        f"{plural(summary.producer_chains, 'producer chain')} stored; "
+        f"{plural(summary.issues, 'trial issue')}"
     )
 
 

@@ -80,7 +80,7 @@ def funnel(
     fmt: str,
     wide: bool,
 ) -> None:
-    """One run's funnel per stage: counts, rates (n/m when not measured), exclusions."""
+    """One run's funnel per stage: counts, rates (or "not measured"), exclusions."""
     from valuechain.report.funnel import render_funnel
     from valuechain.report.runs import (
         NO_EVAL_RUN,

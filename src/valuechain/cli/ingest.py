@@ -14,9 +14,9 @@ from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
 from valuechain.cli.messages import quiet, say_error
 from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, examples
 from valuechain.cli.progress import PhaseBar
+from valuechain.contract.words import plural
 from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
 from valuechain.report.output_formats import Format
-from valuechain.report.words import plural
 
 if TYPE_CHECKING:
     from valuechain import api
@@ -180,7 +180,7 @@ def print_import_summary(report: ImportReport) -> None:
             more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
             hint = " (name such a file itself to import it)" if why == NOT_AN_EXPORT_NAME else ""
             out.print(
-                f"skipped {len(paths)} file(s) in the directories named, {why}: "
+                f"skipped {plural(len(paths), 'file')} in the directories named, {why}: "
                 f"{shown}{more}{hint}",
                 highlight=False,
                 soft_wrap=True,

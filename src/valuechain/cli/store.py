@@ -19,8 +19,8 @@ from valuechain.cli.messages import summary
 from valuechain.cli.options import DOCUMENT, examples
 from valuechain.cli.output import write_json
 from valuechain.cli.progress import working
+from valuechain.contract.words import number, plural
 from valuechain.pipeline.progress import Phase
-from valuechain.report.words import number, plural
 from valuechain.store.memory_limit import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV
 
 if TYPE_CHECKING:

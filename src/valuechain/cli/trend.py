@@ -16,6 +16,7 @@ from valuechain.cli.options import (
 )
 from valuechain.cli.output import write_json
 from valuechain.contract.vocab import SliceDimension
+from valuechain.contract.words import plural
 from valuechain.errors import UsageError
 from valuechain.report.output_formats import Format
 
@@ -81,7 +82,9 @@ def trend(
         emit(series, Format.CSV, None)
         if outside.height:  # CSV holds the series only; say what it leaves out
             aside(
-                f"{outside.height} run(s) join no partition or are unmeasured: "
+                f"{plural(outside.height, 'run')} "
+                f"{'joins' if outside.height == 1 else 'join'} no partition or "
+                f"{'is' if outside.height == 1 else 'are'} unmeasured: "
                 "see --format json or table"
             )
     else:

@@ -25,16 +25,16 @@ from valuechain.contract.coverage import CoverageRule, SuiteCoverage
 from valuechain.contract.labels import STAGE_LABELS
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.contract.vocab import Stage
+from valuechain.contract.words import number
 from valuechain.report.columns import Col
 from valuechain.report.tables import FittedTable
-from valuechain.report.words import number
 
 UNMEASURED: Final = "UNMEASURED"  # by this suite: no case can decide the link
 RUNNER: Final = "runner"  # the runner decides it from the run's set-up
 AUTHORED: Final = "authored"  # some case authors a check that can decide it
 RULE_TEXT: Final = {
     CoverageRule.USER_VALUE_UNGRADABLE: "userValue is applicable but no check or judge of the "
-    "case can grade it (it stays notMeasured); made applicable by",
+    "case can grade it (it stays not measured); made applicable by",
     CoverageRule.TOOL_CALLED_WITH_ROW: "a gating toolCalledWith arrived as a predicate row, not "
     "as matcher expectations: it is graded at",
     CoverageRule.GATING_OBSERVATION: "an observation kind arrived gating (it must be advisory); "
@@ -111,7 +111,7 @@ RUN_COLUMNS: Final = (
     Col("link"),
     *(
         Col(name, align="right")
-        for name in ("cases", "measured", "n/a", "notMeasured", "notReached")
+        for name in ("cases", "measured", "n/a", "not measured", "not reached")
     ),
     Col("coverage"),
 )

@@ -4,8 +4,8 @@ Both are built from the same two frames (`query.trend`): the partitioned series 
 outside every partition. Each run keeps its own rates — nothing is summed or merged across
 runs (CONTRACT §5.8). On screen, each series (partition × slice × stage) is a sparkline of the
 measured pass rate, oldest run first, so a drift is seen at a glance; a notMeasured point is
-its own glyph (``·``), never a low bar, and the latest rate keeps its arithmetic (``n/m``).
-Lines fit 80 columns.
+its own glyph (``·``), never a low bar, and the latest rate keeps its arithmetic (or says
+``not measured``). Lines fit 80 columns.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from rich.console import Group
 from rich.text import Text
 
 from valuechain.contract.trend import TrendDocument
+from valuechain.contract.words import plural
 from valuechain.query.trend import PARTITION_KEY, TREND_SLICES, TrendRequest
 from valuechain.report.formats import json_value
 from valuechain.report.funnel import NOT_MEASURED, UNLABELLED
@@ -220,7 +221,7 @@ def _partition_lines(index: int, total: int, rows: list[dict[str, Any]]) -> Iter
     )
     yield Text(
         f"  analyzer {head['stage_analyzer_version']} · measurements "
-        f"{head['measurements_schema_version']} · {len(runs)} run{'s' * (len(runs) != 1)}, "
+        f"{head['measurements_schema_version']} · {plural(len(runs), 'run')}, "
         f"{_span(rows)}"
     )
     ordered = sorted(rows, key=lambda r: (_slice_key(r), r["stage_index"]))  # stable: by run
@@ -270,7 +271,8 @@ def _outside_lines(outside: pl.DataFrame, request: TrendRequest) -> Iterator[Tex
     if blocked.height:
         yield Text("")
         yield Text(
-            f"blocked: {blocked.height} run(s) join no partition (parity blockers)",
+            f"blocked: {plural(blocked.height, 'run')} "
+            f"{'joins' if blocked.height == 1 else 'join'} no partition (parity blockers)",
             style="bold yellow",
         )
         for row in blocked.iter_rows(named=True):
@@ -285,7 +287,8 @@ def _outside_lines(outside: pl.DataFrame, request: TrendRequest) -> Iterator[Tex
     if unmeasured.height:
         yield Text("")
         yield Text(
-            f"unmeasured: {unmeasured.height} run(s) without a {request.chain_source} document "
+            f"unmeasured: {plural(unmeasured.height, 'run')} without a {request.chain_source} "
+            "document "
             f"at analyzer {request.analyzer_version}",
             style="bold yellow",
         )
