@@ -11,16 +11,20 @@ from __future__ import annotations
 class ValuechainError(Exception):
     """Root of every expected, user-actionable error."""
 
-    def __init__(self, where: str, problem: str, hint: str | None = None) -> None:
+    def __init__(
+        self, where: str, problem: str, hint: str | None = None, *, detail: str | None = None
+    ) -> None:
         self.where = where
         self.problem = problem
         self.hint = hint
+        self.detail = detail  # lines shown as they are (a query and the caret under its error)
         super().__init__(self.render())
 
     def render(self) -> str:
-        """Render as ``where: problem. Hint: …``."""
+        """Render as ``where: problem. Hint: …``, the detail's lines under it."""
         text = f"{self.where}: {self.problem}" if self.where else self.problem
-        return f"{text}. Hint: {self.hint}" if self.hint else text
+        text = f"{text}. Hint: {self.hint}" if self.hint else text
+        return f"{text}\n{self.detail}" if self.detail else text
 
 
 class IngestError(ValuechainError):

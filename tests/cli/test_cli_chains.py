@@ -47,7 +47,7 @@ def test_verify_of_an_agreeing_run_prints_only_the_count(example_store: str) -> 
 def test_derive_reports_what_it_derived(example_store: str) -> None:
     result = run("--store", example_store, "derive", "--analyzer", "11")
     assert result.exit_code == 0
-    assert result.stdout.startswith("derived 8 chains at analyzer 11 over 8 trials in 1 runs")
+    assert result.stdout.startswith("derived 8 chains at analyzer 11 over 8 trials in 1 run;")
 
 
 def test_trial_command_shows_where_value_stopped(tmp_path: Path, example: Path) -> None:

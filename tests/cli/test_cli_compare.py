@@ -64,6 +64,13 @@ def test_fail_on_exit_codes(store: Path, args: tuple[str, ...], code: int) -> No
         assert red_line(result)
 
 
+def test_a_run_compared_with_itself_warns(store: Path) -> None:
+    result = run("--store", store, "compare", "run-same", "run-same")
+    assert result.exit_code == 0
+    assert result.stderr.startswith("warning: run-same is on both sides")
+    assert "compared with itself" in result.stderr
+
+
 def test_a_blocked_pair_leads_with_its_blockers(store: Path) -> None:
     result = run("--store", store, "compare", "run-same", "run-lonely", "--format", "json")
     document = json.loads(result.stdout)

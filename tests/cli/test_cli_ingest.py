@@ -5,7 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -29,7 +32,7 @@ def test_import_exit_code_zero_with_warnings(
     path = write("warn.json", otlp.request(otlp.span(1, kind=99), otlp.span(2, spanId="0x2")))
     result = run("--store", store, "import", path)
     assert result.exit_code == 0, result.output
-    assert "1 sources, 1 spans, 1 traces, 2 issues" in result.stdout
+    assert "1 source, 1 span, 1 trace, 2 issues" in result.stdout
     assert "W_UNKNOWN_ENUM 1" in result.stdout and "E_BAD_ID_ENCODING 1" in result.stdout
     assert result.stderr == ""
 
@@ -87,25 +90,50 @@ def test_import_says_which_files_of_a_directory_it_skipped(store: Path, tmp_path
         (folder / f"notes-{n}.txt").write_text("x")
     result = run("--store", store, "import", "--no-derive", folder)
     assert result.exit_code == 0
-    assert "skipped 7 file(s)" in result.stdout
+    assert "skipped 7 files" in result.stdout
     assert "notes-0.txt" in result.stdout and "and 2 more" in result.stdout
 
 
-@pytest.mark.parametrize(
-    ("path", "said"),
-    [
-        ("/dev/zero", "a character device (such as a terminal or /dev/zero), not a file"),
-        ("-", "'-' does not name standard input here"),
-    ],
-    ids=["dev-zero", "dash"],
-)
-def test_import_names_what_a_path_that_is_no_file_is(store: Path, path: str, said: str) -> None:
-    result = run("--store", store, "import", "--no-derive", path)  # never reads /dev/zero
+def test_import_names_what_a_path_that_is_no_file_is(store: Path) -> None:
+    result = run("--store", store, "import", "--no-derive", "/dev/zero")  # never reads it
     assert result.exit_code == 1
     rejected = red_line(result, "rejected:")
-    assert rejected.startswith(f"rejected: {path}: {said}"), rejected
+    said = "a character device (such as a terminal or /dev/zero), not a file"
+    assert rejected.startswith(f"rejected: /dev/zero: {said}"), rejected
     assert "no such file" not in rejected
     assert "hint: pipe or redirect the export into /dev/stdin" in rejected
+
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _cli(args: list[str], cwd: Path, stdin: Any) -> subprocess.CompletedProcess[bytes]:
+    """The command line in a process of its own, standard input as given."""
+    env = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "80"}
+    env.pop("VALUECHAIN_STORE", None)
+    command = [sys.executable, "-m", "valuechain", *args]
+    return subprocess.run(command, cwd=cwd, env=env, stdin=stdin, capture_output=True, check=False)
+
+
+@pytest.mark.parametrize("how", ["redirected", "piped"])
+def test_import_dash_reads_standard_input(tmp_path: Path, shared: Path, how: str) -> None:
+    args = ["--store", "s.duckdb", "import", "--no-derive", "-"]
+    if how == "redirected":
+        with (shared / EXAMPLE).open("rb") as file:
+            done = _cli(args, tmp_path, file)
+    else:  # cat FILE | valuechain import -
+        with subprocess.Popen(["cat", str(shared / EXAMPLE)], stdout=subprocess.PIPE) as cat:
+            done = _cli(args, tmp_path, cat.stdout)
+    assert done.returncode == 0, done.stderr.decode()
+    assert "imported     72" in done.stdout.decode()
+
+
+def test_a_missing_path_creates_no_store(tmp_path: Path) -> None:
+    store = tmp_path / "new.duckdb"
+    result = run("--store", store, "import", tmp_path / "nope.json")
+    assert result.exit_code == 1
+    assert "no such file" in red_line(result, "rejected:")
+    assert not store.exists() and list(tmp_path.iterdir()) == []
 
 
 def test_import_can_derive_with_analyzer_11(tmp_path: Path, shared: Path) -> None:
@@ -225,6 +253,19 @@ def test_sql_usage_errors_are_one_red_line(
     assert not (tmp_path / "never.duckdb").exists()
 
 
+def test_sql_errors_keep_duckdb_s_own_help(filled: Path) -> None:
+    typo = run("--store", filled, "sql", "SELECT * FROM span")
+    assert typo.exit_code == 1
+    assert 'Did you mean "spans"?' in red_line(typo)
+    unfinished = run("--store", filled, "sql", "SELECT * FROM spans WHERE")
+    assert unfinished.exit_code == 1
+    lines = unfinished.stderr.splitlines()
+    query = next(k for k, line in enumerate(lines) if "LINE 1: SELECT * FROM spans WHERE" in line)
+    caret = lines[query + 1]  # under the position, as DuckDB put it
+    assert caret.strip().startswith("^") and caret.index("^") == lines[query].index("WHERE")
+    assert "hint:" in red_line(unfinished)
+
+
 def test_sql_is_read_only(filled: Path) -> None:
     result = run("--store", filled, "sql", "DELETE FROM core.spans")
     assert result.exit_code == 1
@@ -281,3 +322,20 @@ def test_issues_rejects_an_unknown_severity(filled: Path) -> None:
     result = run("--store", filled, "issues", "--severity", "fatal")
     assert result.exit_code == 2  # click's own usage error
     assert "fatal" in result.stderr
+
+
+def test_the_import_summary_and_issues_agree_on_a_rejected_file(tmp_path: Path) -> None:
+    store = tmp_path / "s.duckdb"
+    kept = tmp_path / "kept.json"  # imported, with two issues (a span without ids)
+    kept.write_text('{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x"}]}]}]}')
+    bad = tmp_path / "bad.json"  # rejected: its issue is not stored
+    bad.write_text("garbage")
+    result = run("--store", store, "import", kept, bad)
+    assert result.exit_code == 1
+    listed = json.loads(run("--store", store, "issues", "--format", "json").stdout)
+    stored = sum(row["occurrences"] for row in listed)
+    assert {row["source"] for row in listed} == {str(kept)}
+    summary = " ".join(result.stdout.split())
+    assert f"{stored} issues (and 1 issue of rejected sources, not stored)" in summary
+    assert "issues by code: E_MISSING_ID 2 not stored" in summary
+    assert "not stored, of rejected sources: E_NOT_OTLP 1" in summary

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import pytest
 from cli_runner import EXAMPLE_RUN, red_line, run
@@ -46,8 +48,9 @@ def test_format_option_defaults_to_every_format() -> None:
     @format_option()
     def command(fmt: str) -> None: ...
 
-    (param,) = command.__click_params__  # type: ignore[attr-defined]
-    assert list(param.type.choices) == [f.value for f in Format]
+    params = {p.name: p for p in command.__click_params__}  # type: ignore[attr-defined]
+    assert list(params["fmt"].type.choices) == [f.value for f in Format]
+    assert params["compact"].is_flag  # json among the formats: --compact too
 
 
 def test_readers_take_any_analyzer_and_derive_only_a_selectable_one() -> None:
@@ -75,8 +78,38 @@ def test_an_unknown_run_is_the_one_red_line(
     result = run("--store", example_store, *args)
     assert result.exit_code == 1
     assert red_line(result) == (
-        f"error: run {named}: no such run in this store hint: list the runs: valuechain runs"
+        f"error: run {named}: no such run in this store "
+        f"hint: list the runs: valuechain --store {example_store} runs"
     )
+
+
+def test_store_is_taken_after_the_command_too(example_store: str) -> None:
+    before = run("--store", example_store, "runs", "--format", "json")
+    after = run("runs", "--store", example_store, "--format", "json")
+    assert after.exit_code == 0 and after.stdout == before.stdout
+    info = run("store", "info", "--store", example_store, "--format", "json")
+    assert info.exit_code == 0 and example_store in info.stdout
+
+
+def test_the_command_s_own_store_wins(example_store: str, tmp_path: Path) -> None:
+    result = run("--store", tmp_path / "other.duckdb", "runs", "--store", example_store)
+    assert result.exit_code == 0 and EXAMPLE_RUN in result.stdout
+    assert not (tmp_path / "other.duckdb").exists()
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_hint_keeps_the_store_the_user_named(tmp_path: Path, where: str) -> None:
+    store = tmp_path / "my store.duckdb"
+    named = ("--store", str(store))
+    args = (*named, "funnel", "run_x") if where == "before" else ("funnel", "run_x", *named)
+    result = run(*args)
+    assert result.exit_code == 1
+    assert red_line(result).endswith(f"valuechain --store '{store}' import PATH")
+
+
+def test_a_hint_without_a_named_store_stays_as_it_was(example_store: str) -> None:
+    result = run("verify", "nope", env={"VALUECHAIN_STORE": example_store})
+    assert red_line(result).endswith("hint: list the runs: valuechain runs")
 
 
 def test_known_runs_pass_the_check(example_store: str) -> None:

@@ -37,7 +37,7 @@ def test_dry_run_previews_and_changes_nothing(store_at_11: str) -> None:
     assert preview.exit_code == 0, preview.output
     lines = preview.output.splitlines()
     assert lines[0] == (
-        "would re-derive 8 trials in 1 runs at analyzer 12 (1 batch): 8 trials behind it, "
+        "would re-derive 8 trials in 1 run at analyzer 12 (1 batch): 8 trials behind it, "
         "0 traces whose evidence changed"
     )
     assert lines[1] == f"runs: {EXAMPLE_RUN}"
@@ -48,7 +48,7 @@ def test_dry_run_previews_and_changes_nothing(store_at_11: str) -> None:
     done = run("--store", store_at_11, "recompute", "--prune")
     assert done.exit_code == 0, done.output
     assert "8 documents" not in done.output
-    assert done.output.splitlines()[-1] == "pruned the analyzer 11 chains of 8 trials in 1 runs"
+    assert done.output.splitlines()[-1] == "pruned the analyzer 11 chains of 8 trials in 1 run"
     with Database(store_at_11, read_only=True) as db:
         versions = db.con.execute(
             "SELECT DISTINCT analyzer_version FROM core.stage_chain WHERE source = 'derived'"

@@ -92,7 +92,7 @@ def test_a_dangling_symlink_is_named_in_the_import_summary(
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
     assert (
-        f"skipped 1 file(s) in the directories named, a symlink to {tmp_path}/deleted.json, "
+        f"skipped 1 file in the directories named, a symlink to {tmp_path}/deleted.json, "
         f"which does not exist: {folder}/gone.json"
     ) in text
 

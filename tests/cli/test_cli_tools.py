@@ -36,7 +36,7 @@ def test_demo_shows_a_funnel_a_failing_trial_a_comparison_and_a_trend(
     text = result.stdout
     shown = (
         "spans by role",
-        "passed, failed: measured · notReached, notMeasured, notApplicable: not a pass",
+        "passed, failed: measured · not reached, not measured, not applicable: not a pass",
         "run run_7d2d741dbb  suite",
         "where value stopped:",
         "week 5 against week 4: run_1cb7b417db vs run_d9b7ff3711",

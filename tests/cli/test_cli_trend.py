@@ -32,7 +32,7 @@ def test_table_shows_partitions_then_blocked_and_unmeasured_runs(
     result = run("--store", trend_store, "trend")
     assert result.exit_code == 0, result.output
     text = result.output
-    assert text.index("partition 1/4") < text.index("blocked: 3 run(s)") < text.index("unmeasured")
+    assert text.index("partition 1/4") < text.index("blocked: 3 runs") < text.index("unmeasured")
     assert "prov: provisional" in text and "nosuite (suiteIdMissing)" in text
     assert "userValue  █·█" in text  # the notMeasured run is a distinct glyph
 
@@ -67,7 +67,7 @@ def test_csv_is_the_series_and_says_what_it_leaves_out(trend_store: Path) -> Non
     header, *rows = result.stdout.splitlines()
     assert header.startswith("run_group_id,config_revision,case_set_fingerprint,")
     assert "measured_pass_rate_state" in header and len(rows) == 7 * 6
-    assert "5 run(s) join no partition or are unmeasured" in result.stderr
+    assert "5 runs join no partition or are unmeasured" in result.stderr
 
 
 def test_an_empty_store_has_no_partition(tmp_path: Path) -> None:
@@ -82,7 +82,6 @@ def test_an_empty_store_has_no_partition(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--since", "yesterday"], "not a date"),
         (["--chains", "producer", "--analyzer", "11"], "current analyzer only"),
         (["--analyzer", "0"], "not an analyzer version"),
     ],
@@ -91,6 +90,19 @@ def test_bad_values_are_one_red_line(trend_store: Path, args: list[str], message
     result = run("--store", trend_store, "trend", *args)
     assert result.exit_code == 1
     assert message in red_line(result)
+
+
+def test_a_since_that_is_no_date_is_a_usage_error(trend_store: Path) -> None:
+    result = run("--store", trend_store, "trend", "--since", "yesterday")
+    assert result.exit_code == 2
+    assert "'yesterday' is not a date" in red_line(result)
+
+
+def test_an_unknown_suite_is_named_not_shown_as_empty(trend_store: Path) -> None:
+    result = run("--store", trend_store, "trend", "--suite", "nope")
+    assert result.exit_code == 1
+    assert "suite nope: no such suite in this store" in red_line(result)
+    assert result.stdout == ""
 
 
 def test_an_unknown_stage_is_a_usage_error(trend_store: Path) -> None:

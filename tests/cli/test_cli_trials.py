@@ -122,4 +122,4 @@ def test_trial_says_why_later_links_read_measured(
         assert "still read as measured" not in text
     else:
         assert note in text
-        assert "only a link that decided nothing is notReached" in text
+        assert "only a link that decided nothing is not reached" in text

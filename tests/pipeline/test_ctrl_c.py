@@ -225,6 +225,6 @@ def test_an_export_killed_midway_leaves_a_folder_the_next_export_or_vacuum_remov
     assert len(_work_folders(lake.parent)) == 1
     vacuum = cli("--store", store, "store", "vacuum")
     assert vacuum.exit_code == 0, vacuum.output
-    assert "removed 1 folder(s) an interrupted export left behind" in vacuum.stdout
+    assert "removed 1 folder an interrupted export left behind" in vacuum.stdout
     assert _work_folders(lake.parent) == []
     assert _tree(lake)  # the finished export stays

@@ -60,7 +60,7 @@ def test_a_derive_killed_before_its_documents_is_named_and_completed(
     listing = cli("--store", store, "runs")
     assert listing.exit_code == 0
     warning = listing.stderr
-    assert "2 run(s) have chains but missing or outdated analytics documents" in warning
+    assert "2 runs have chains but missing or outdated analytics documents" in warning
     assert all(run in warning for run in _runs(store))
     assert "run valuechain derive" in warning
     again = cli("--store", store, "derive", "--analyzer", "11")

@@ -59,7 +59,7 @@ def _assert_names_the_pending_state(store: Path, sources: int) -> None:
         assert db.sql("SELECT count(*) FROM core.spans").item() > 0
     listing = cli("--store", store, "runs")
     assert listing.exit_code == 0
-    assert f"{sources} imported source(s) are not derived yet" in listing.stderr
+    assert f"{sources} imported sources are not derived yet" in listing.stderr
     assert "run valuechain derive" in listing.stderr
 
 
@@ -148,7 +148,7 @@ def test_no_derive_leaves_the_state_named_until_a_derive(
     for path in exports:  # a later --no-derive import does not derive the earlier one
         result = cli("--store", store, "import", "--workers", "0", "--no-derive", path)
         assert result.exit_code == 0, result.output
-    assert "2 imported source(s) are not derived yet" in " ".join(result.stdout.split())
+    assert "2 imported sources are not derived yet" in " ".join(result.stdout.split())
     _assert_names_the_pending_state(store, sources=2)
     assert cli("--store", store, "derive").exit_code == 0
     assert _in_two_commands(store) == _in_two_commands(uninterrupted)

@@ -94,7 +94,7 @@ def test_strict_fails_on_a_partial_source_already_in_the_store(
     assert not report.ok
     error = report.sources[0].error
     assert error is not None and error.code == "E_TRUNCATED_RECORD"
-    assert "already in the store, accepted as partial with 1 error issue(s)" in error.problem
+    assert "already in the store, accepted as partial with 1 error issue;" in error.problem
     assert "(--strict)" in error.problem and "kept as it is" in str(error)
     assert dump(db) == before  # the gate fails; the store keeps the stored copy untouched
     assert import_paths(db, [live]).sources[0].outcome == "unchanged"  # not strict: as before

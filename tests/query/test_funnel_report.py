@@ -11,7 +11,7 @@ from valuechain.report.funnel import NOT_MEASURED, format_rate, funnel_text
 
 def test_rates_carry_their_arithmetic() -> None:
     assert format_rate(stage_rate(3, 4)) == "3/4 (75.0%)"
-    assert format_rate(stage_rate(0, 0)) == NOT_MEASURED == "n/m (not measured)"
+    assert format_rate(stage_rate(0, 0)) == NOT_MEASURED == "not measured"
 
 
 def test_funnel_renders_counts_rates_and_exclusions(store: Funnels) -> None:
@@ -26,6 +26,13 @@ def test_funnel_renders_counts_rates_and_exclusions(store: Funnels) -> None:
     response = next(line for line in unlabelled.splitlines() if "Response" in line)
     assert response.count(NOT_MEASURED) == 3 and "%" not in response  # 0/0 is never 0%
     assert "setup connection: 0/1 attempt failed" in text
+
+
+def test_a_run_without_a_suite_says_so_not_none(store: Funnels) -> None:
+    document = analytics_document(store.con, "run-1")
+    assert document is not None
+    text = funnel_text(document.model_copy(update={"suite_id": None}), run_id="run-1")
+    assert "suite (none recorded)" in text and "None" not in text
 
 
 def test_a_missing_document_renders_unmeasured(store: Funnels) -> None:

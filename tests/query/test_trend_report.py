@@ -55,9 +55,10 @@ def point(rate: float | None) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("rates", "expected"),
     [
-        ([0.0, 0.5, 1.0], "▁▅█"),
+        ([0.0, 0.5, 1.0], "▁▄█"),
         ([None, 0.0], f"{NOT_MEASURED_POINT}▁"),  # not measured is never a low bar
-        ([0.124, 0.125, 0.99], "▁▂█"),
+        ([0.124, 0.125, 0.99], "▁▁▇"),
+        ([0.143, 0.875, 0.999, 1.0], "▂▇▇█"),  # 87.5 % is not drawn as 100 %
         ([], ""),
     ],
 )
@@ -106,7 +107,7 @@ def test_table_of_many_runs_stays_within_80_columns() -> None:
         text = screen(funnels, slice="intent")
         assert all(len(line) <= 80 for line in text.splitlines())
         assert "…" in text and "intent: (unlabelled)" in text
-        assert "blocked: 15 run(s)" in text
+        assert "blocked: 15 runs join" in text
 
 
 def test_json_is_golden_and_valid_against_the_model(trends: Funnels, update_golden: bool) -> None:

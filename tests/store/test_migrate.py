@@ -75,7 +75,7 @@ def test_a_read_only_open_of_an_older_store_names_the_command(old_store: Path) -
     assert "run `valuechain store migrate`" in refused.value.render()
     result = run("--store", old_store, "runs")
     assert result.exit_code == 1
-    assert "valuechain store migrate" in red_line(result)
+    assert f"valuechain --store {old_store} store migrate" in red_line(result)  # the same store
     assert old_store.read_bytes() == data
 
 

@@ -233,6 +233,12 @@ class Store:
 
         return run_exists(self.db.con, run)
 
+    def has_suite(self, suite: str) -> bool:
+        """Whether the store holds any trial of the suite ``suite``."""
+        from valuechain.query.funnel import suite_exists
+
+        return suite_exists(self.db.con, suite)
+
     def funnel(
         self,
         run: str,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 from rich.text import Text
 
 from valuechain._version import __version__
@@ -27,11 +28,14 @@ from valuechain.cli.interrupts import (
 from valuechain.cli.messages import (
     BadValue,
     aside,
+    compact,
+    compact_option,
     err,
     fail_usage,
     fail_with,
     out,
     quiet_option,
+    remember_store,
 )
 from valuechain.cli.options import examples, wait_option, waited
 from valuechain.cli.output import write_output
@@ -46,6 +50,7 @@ if TYPE_CHECKING:
     from valuechain import api
     from valuechain.report.columns import Col
 
+COMMANDLINE = ParameterSource.COMMANDLINE
 # The commands that never open the store of --store (no ``--wait``).
 STORELESS = frozenset({"demo", "scale", "schema", "synth"})  # demo: its own store, recreated
 __all__ = ["aside", "err", "out"]  # the consoles every command module prints on
@@ -55,6 +60,7 @@ class Section(click.Group):
     """A group of verbs under the main one (``store …``): each takes ``--quiet`` too."""
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        store_option(cmd)
         quiet_option()(cmd)
         super().add_command(cmd, name)
 
@@ -66,9 +72,11 @@ class Boundary(click.Group):
     group_class = Section
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        """Every command that opens a store takes ``--wait`` too (``valuechain import --wait
-        30 …`` as well as ``valuechain --wait 30 import …``), and every one ``--quiet``."""
+        """Every command that opens a store takes ``--store`` and ``--wait`` too
+        (``valuechain runs --store x.duckdb`` as well as ``valuechain --store x.duckdb runs``),
+        and every one ``--quiet``."""
         if (name or cmd.name) not in STORELESS:
+            store_option(cmd)
             wait_option()(cmd)
         quiet_option()(cmd)
         super().add_command(cmd, name)
@@ -143,6 +151,7 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None)
 )
 @wait_option(envvar="VALUECHAIN_WAIT")
 @quiet_option()
+@compact_option()
 @click.pass_context
 @examples(
     "valuechain demo                       # the bundled sample, a funnel, a trial",
@@ -154,14 +163,36 @@ def _memory_limit(ctx: click.Context, param: click.Parameter, value: str | None)
 def main(ctx: click.Context, store_path: Path | None, memory_limit: str | None) -> None:
     """Honest user-value-chain analytics from OTLP eval traces of MCP servers."""
     ctx.obj = StoreChoice(store_path, memory_limit)
+    if store_path is not None and ctx.get_parameter_source("store_path") is COMMANDLINE:
+        remember_store(ctx, store_path)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StoreChoice:
-    """The global options that say which store to open, and how."""
+    """The global options that say which store to open, and how (a command's own
+    ``--store`` replaces the global one's path)."""
 
     path: Path | None
     memory_limit: str | None
+
+
+def _store_here(ctx: click.Context, _param: click.Parameter, value: Path | None) -> None:
+    if value is not None:  # the command's own --store wins over the global one
+        choice: StoreChoice = ctx.find_root().obj
+        choice.path = value
+        remember_store(ctx, value)
+
+
+def store_option(cmd: click.Command) -> None:
+    """A command's own ``--store``: the global option, after the command's name too."""
+    click.option(
+        "--store",
+        "store_here",
+        type=click.Path(dir_okay=False, path_type=Path),
+        expose_value=False,
+        callback=_store_here,
+        help="The store file (as the global --store, which it replaces).",
+    )(cmd)
 
 
 def open_store(
@@ -236,7 +267,7 @@ def emit(
             "Parquet is binary and standard output is a terminal",
             "add --output FILE.parquet, or redirect: > FILE.parquet",
         )
-    data = render_bytes(frame, fmt)
+    data = render_bytes(frame, fmt, compact=compact())
     if output is not None:
         write_output(data, output, store_path(click.get_current_context()))
     else:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import re
-import sys
 from typing import TYPE_CHECKING, Final
 
 import click
-import orjson
 
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.messages import quiet
@@ -24,7 +22,9 @@ from valuechain.cli.options import (
     run_argument,
     stage_option,
 )
+from valuechain.cli.output import write_json
 from valuechain.cli.progress import PhaseBar
+from valuechain.contract.words import plural
 from valuechain.report.columns import Col
 from valuechain.report.output_formats import Format
 
@@ -48,9 +48,10 @@ def derive(ctx: click.Context, analyzer: int) -> None:
     with open_store(ctx) as store, PhaseBar() as bar:
         summary = store.derive(analyzer=analyzer, on_progress=bar)
     summary_line(
-        f"derived {summary.derived} chains at analyzer {analyzer} over {summary.trials} trials "
-        f"in {len(summary.run_ids)} runs; {summary.producer_chains} producer chains stored; "
-        f"{summary.issues} trial issues"
+        f"derived {plural(summary.derived, 'chain')} at analyzer {analyzer} over "
+        f"{plural(summary.trials, 'trial')} in {plural(len(summary.run_ids), 'run')}; "
+        f"{plural(summary.producer_chains, 'producer chain')} stored; "
+        f"{plural(summary.issues, 'trial issue')}"
     )
 
 
@@ -157,7 +158,7 @@ def trial(
     with open_store(ctx, read_only=True) as store:
         view = store.trial(trial_id, chains=chains, analyzer=analyzer)
     if fmt == "json":
-        sys.stdout.buffer.write(orjson.dumps(view.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+        write_json(view.to_json())
         return
     if fmt == "csv":
         emit(chain_frame(view), Format.CSV, None)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Final
 
 import click
+from rich.text import Text
 
 from valuechain.cli.app import main, open_store, out
+from valuechain.cli.messages import aside
 from valuechain.cli.options import CHAINS, DOCUMENT, examples, reader_analyzer_option
+from valuechain.cli.output import write_json
 from valuechain.errors import UsageError
 
 if TYPE_CHECKING:
@@ -52,10 +54,17 @@ def compare(
     fail_on: str | None,
 ) -> None:
     """Compare run B against run A: blockers first, then stage deltas and case changes."""
+    if run_a == run_b:
+        aside(
+            Text.assemble(
+                ("warning:", "yellow"),
+                f" {run_a} is on both sides: a run compared with itself shows no change",
+            )
+        )
     with open_store(ctx, read_only=True) as store:
         comparison = store.compare(run_a, run_b, chains=chains, analyzer=analyzer, force=force)
     if fmt == "json":
-        sys.stdout.write(comparison.to_json() + "\n")
+        write_json(comparison.to_json())
     else:
         from valuechain.report.compare import render_comparison
 

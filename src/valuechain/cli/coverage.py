@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.options import TABULAR, examples
+from valuechain.cli.output import write_json
 from valuechain.report.output_formats import Format
 
 
@@ -34,9 +33,9 @@ def coverage(ctx: click.Context, suite: str | None, run: str | None, lint: bool,
             frame = store.coverage_lint if lint else store.coverage
             emit(frame(suite=suite, run=run), Format.CSV, None)
         elif fmt == "json" and lint:
-            sys.stdout.buffer.write(lint_json(store.coverage_lint(suite=suite, run=run)))
+            write_json(lint_json(store.coverage_lint(suite=suite, run=run)))
         elif fmt == "json":
-            sys.stdout.buffer.write(coverage_json(store.coverage(suite=suite, run=run)))
+            write_json(coverage_json(store.coverage(suite=suite, run=run)))
         elif lint:
             out.print(render_lint(store.coverage_lint(suite=suite, run=run)), highlight=False)
         else:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from importlib import import_module
 from typing import Final
 
 import click
 
 from valuechain.cli.app import emit, main, open_store, out
-from valuechain.cli.messages import summary
+from valuechain.cli.messages import compact_option, summary
 from valuechain.cli.options import (
     CHAINS,
     RUNS,
@@ -22,6 +20,7 @@ from valuechain.cli.options import (
     require_runs,
     run_argument,
 )
+from valuechain.cli.output import write_json
 from valuechain.cli.progress import working
 from valuechain.errors import UsageError
 from valuechain.pipeline.progress import Phase
@@ -81,7 +80,7 @@ def funnel(
     fmt: str,
     wide: bool,
 ) -> None:
-    """One run's funnel per stage: counts, rates (n/m when not measured), exclusions."""
+    """One run's funnel per stage: counts, rates (or "not measured"), exclusions."""
     from valuechain.report.funnel import render_funnel
     from valuechain.report.runs import (
         NO_EVAL_RUN,
@@ -116,7 +115,7 @@ def funnel(
                 if why
                 else "run valuechain materialize, or valuechain derive first",
             )
-        sys.stdout.write(document.to_json() + "\n")
+        write_json(document.to_json())
     elif frame is not None:
         emit(frame, Format.CSV, None)
     else:
@@ -165,6 +164,7 @@ SCHEMAS: Final = {
 
 @main.command()
 @click.argument("name", type=click.Choice(list(SCHEMAS)))
+@compact_option()
 @examples(
     "valuechain schema stage-analytics > stage-analytics.schema.json",
 )
@@ -172,4 +172,4 @@ def schema(name: str) -> None:
     """Print the JSON Schema of a contract document or of the policy file (generated)."""
     module, function = SCHEMAS[name]
     generated = getattr(import_module(module), function)()
-    sys.stdout.write(json.dumps(generated, indent=2) + "\n")
+    write_json(generated)

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from valuechain.cli.app import emit, main, open_store, out
+from valuechain.cli.app import emit, main, open_store, out, store_path
 from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
 from valuechain.cli.messages import quiet, say_error
 from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, examples
 from valuechain.cli.progress import PhaseBar
+from valuechain.contract.words import plural
 from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
 from valuechain.report.output_formats import Format
 
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
 @examples(
     "valuechain import run.json exports/ 'archive/**/*.json'",
     "valuechain import --strict --no-derive big.jsonl.gz",
+    "valuechain import - < run.json                   # standard input",
     "valuechain import --follow otel/ --interval 5   # a collector's folder",
 )
 def import_cmd(
@@ -77,7 +79,8 @@ def import_cmd(
     follow: Path | None,
     interval: float,
 ) -> None:
-    """Import OTLP exports (files, directories, globs), then derive the touched trials' chains.
+    """Import OTLP exports (files, directories, globs; - for standard input), then derive the
+    touched trials' chains.
 
     With --follow DIR, keep importing a collector's output directory as it grows (Ctrl-C
     stops; a restart resumes where it left off)."""
@@ -98,6 +101,13 @@ def import_cmd(
         options = {"strict": strict, "salvage": salvage, "derive": not no_derive, **extra}
         run_follow(ctx, follow, interval, analyzer=analyzer, **options)
         return
+    if not store_path(ctx).exists():  # nothing to read: no new, empty store either
+        from valuechain.pipeline.imports import ImportReport, plan
+
+        files, missing, skipped = plan(paths, pipes=True)
+        if not files:
+            print_import_report(ImportReport(sources=missing, skipped=skipped))
+            sys.exit(1)
     with open_store(ctx, settle=False) as store:  # the import derives what is pending first
         report = run_import(
             store,
@@ -140,10 +150,15 @@ def print_import_summary(report: ImportReport) -> None:
     ]
     styles = [{"outcome": colours[s.outcome]} for s in report.sources]
     out.print(FittedTable(list(SOURCE_COLUMNS), rows, styles=styles, joined=True), crop=False)
-    counts = report.issue_counts()
+    counts, unstored = report.issue_counts(stored=True), report.issue_counts(stored=False)
+    not_stored = (  # a rejected source keeps nothing: `issues` never lists these
+        f" (and {plural(unstored.total(), 'issue')} of rejected sources, not stored)"
+        if unstored
+        else ""
+    )
     out.print(
-        f"{len(report.sources)} sources, {report.total('spans')} spans, "
-        f"{report.traces} traces, {sum(counts.values())} issues"
+        f"{plural(len(report.sources), 'source')}, {plural(report.total('spans'), 'span')}, "
+        f"{plural(report.traces, 'trace')}, {plural(counts.total(), 'issue')}{not_stored}"
     )
     if report.completed is not None:
         out.print(f"first completed an unfinished derivation: {report.completed.describe()}")
@@ -152,7 +167,10 @@ def print_import_summary(report: ImportReport) -> None:
     if report.pending is not None:
         out.print(f"[yellow]not derived:[/yellow] {report.pending.render()}", highlight=False)
     if counts:
-        out.print("issues by code: " + ", ".join(f"{c} {n}" for c, n in counts.most_common()))
+        out.print("issues by code: " + ", ".join(f"{c} {n:,}" for c, n in counts.most_common()))
+    if unstored:
+        shown = ", ".join(f"{c} {n:,}" for c, n in unstored.most_common())
+        out.print(f"not stored, of rejected sources: {shown}", highlight=False)
     if report.skipped:
         by_reason: dict[str, list[str]] = {}
         for skipped in report.skipped:
@@ -162,7 +180,7 @@ def print_import_summary(report: ImportReport) -> None:
             more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
             hint = " (name such a file itself to import it)" if why == NOT_AN_EXPORT_NAME else ""
             out.print(
-                f"skipped {len(paths)} file(s) in the directories named, {why}: "
+                f"skipped {plural(len(paths), 'file')} in the directories named, {why}: "
                 f"{shown}{more}{hint}",
                 highlight=False,
                 soft_wrap=True,

@@ -9,6 +9,8 @@ standard error and are silenced by ``--quiet``, which leaves only the result and
 
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Final, NoReturn
@@ -24,6 +26,9 @@ out = Console()
 err = Console(stderr=True)
 
 QUIET_KEY: Final = "valuechain.quiet"
+COMPACT_KEY: Final = "valuechain.compact"
+STORE_KEY: Final = "valuechain.store"  # the --store the command line named, if it did
+_COMMAND = re.compile(r"\bvaluechain ([a-z][a-z-]*)\b")
 INDENT: Final = "  "  # a wrapped line continues under its first word
 
 
@@ -51,6 +56,31 @@ def quiet() -> bool:
     """Whether this command line asked for ``--quiet`` (False outside a command)."""
     ctx = click.get_current_context(silent=True)
     return bool(ctx is not None and ctx.find_root().meta.get(QUIET_KEY))
+
+
+def _remember_compact(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:  # global or the command's own
+        ctx.find_root().meta[COMPACT_KEY] = True
+
+
+def compact_option() -> Callable[[FC], FC]:
+    """``--compact``: JSON on one line. Global, and on every command that prints JSON; by
+    default every command's JSON is indented two spaces."""
+    return click.option(
+        "--compact",
+        is_flag=True,
+        default=False,
+        expose_value=False,
+        is_eager=True,
+        callback=_remember_compact,
+        help="JSON on one line (by default indented two spaces, as every command prints it).",
+    )
+
+
+def compact() -> bool:
+    """Whether this command line asked for ``--compact`` JSON."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().meta.get(COMPACT_KEY))
 
 
 def aside(message: str | Text) -> None:
@@ -83,10 +113,40 @@ def wrapped(text: str, width: int, label: str = "") -> list[str]:
     return lines
 
 
-def error_lines(problem: str, hint: str | None, width: int, label: str = "error:") -> list[Text]:
-    """The red ``error:`` line and its ``hint:`` line, wrapped at ``width``."""
+def remember_store(ctx: click.Context, path: object) -> None:
+    """The ``--store`` this command line named, for the commands its hints suggest."""
+    ctx.find_root().meta[STORE_KEY] = str(path)
+
+
+def with_store(text: str) -> str:
+    """``text`` with the ``--store`` the command line named put into every ``valuechain
+    COMMAND`` it suggests, so the suggestion reads the same store (unchanged without one)."""
+    ctx = click.get_current_context(silent=True)
+    named = ctx.find_root().meta.get(STORE_KEY) if ctx is not None else None
+    if ctx is None or named is None:
+        return text
+    commands = getattr(ctx.find_root().command, "commands", {})
+    option = f"--store {shlex.quote(named)}"
+
+    def named_store(m: re.Match[str]) -> str:
+        return f"valuechain {option} {m[1]}" if m[1] in commands else m[0]
+
+    return _COMMAND.sub(named_store, text)
+
+
+def error_lines(
+    problem: str, hint: str | None, width: int, label: str = "error:", detail: str | None = None
+) -> list[Text]:
+    """The red ``error:`` line and its ``hint:`` line (its commands on the store the command
+    line named), wrapped at ``width``; between them the ``detail`` lines as they are,
+    indented (a query with the caret under its error must not be wrapped)."""
     lines = [Text(line, style="red") for line in wrapped(problem, width, label)]
+    for line in (detail or "").splitlines():  # the query and its caret stay as they are
+        kept = line.startswith("LINE ") or set(line.strip()) <= {"^"}
+        shown = [INDENT + line] if kept else wrapped(line, width, INDENT)
+        lines.extend(Text(part, style="red") for part in shown)
     if hint:
+        hint = with_store(hint)
         lines.extend(Text(line, style="dim") for line in wrapped(hint, width, "hint:"))
     return lines
 
@@ -95,7 +155,7 @@ def say_error(exc: ValuechainError, label: str = "error:") -> None:
     """A `ValuechainError` as its red line (where: what) and its hint, on standard error
     (even with --quiet)."""
     problem = f"{exc.where}: {exc.problem}" if exc.where else exc.problem
-    for line in error_lines(problem, exc.hint, err.width, label):
+    for line in error_lines(problem, exc.hint, err.width, label, exc.detail):
         err.print(line, highlight=False, soft_wrap=True)
 
 

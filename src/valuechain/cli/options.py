@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 from click.decorators import FC
 
+from valuechain.cli.messages import compact_option
 from valuechain.contract.labels import STAGE_LABELS, STATE_LABELS
 from valuechain.contract.versions import SELECTABLE_ANALYZER_VERSIONS, STAGE_ANALYZER_VERSION
 from valuechain.errors import UsageError
@@ -26,8 +27,9 @@ if TYPE_CHECKING:
 
 
 def format_option(*choices: str, help: str | None = None) -> Callable[[FC], FC]:
-    """``--format`` over ``choices`` (default: every `Format`), ``table`` by default."""
-    return click.option(
+    """``--format`` over ``choices`` (default: every `Format`), ``table`` by default; with
+    ``json`` among them, ``--compact`` too."""
+    fmt = click.option(
         "--format",
         "fmt",
         type=click.Choice(list(choices) or [f.value for f in Format]),
@@ -35,6 +37,13 @@ def format_option(*choices: str, help: str | None = None) -> Callable[[FC], FC]:
         show_default=True,
         help=help,
     )
+    if choices and "json" not in choices:
+        return fmt
+
+    def with_compact(f: FC) -> FC:
+        return fmt(compact_option()(f))
+
+    return with_compact
 
 
 class Vocabulary(click.ParamType[str]):
@@ -116,6 +125,17 @@ def require_runs(store: api.Store, *runs: str) -> None:
     if unknown:
         raise UsageError(
             f"run {unknown[0]}", "no such run in this store", "list the runs: valuechain runs"
+        )
+
+
+def require_suite(store: api.Store, suite: str | None) -> None:
+    """The one "no such suite" error (a filter by a suite the store never saw would only
+    show nothing, as if the suite had no final run)."""
+    if suite is not None and not store.has_suite(suite):
+        raise UsageError(
+            f"suite {suite}",
+            "no such suite in this store",
+            "the runs list each run's suite: valuechain runs",
         )
 
 

@@ -10,15 +10,32 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import orjson
+
+from valuechain.cli.messages import compact
 from valuechain.errors import UsageError
 
 # Every DuckDB database file carries these bytes after its 8-byte checksum (its main header).
 _DUCKDB_MAGIC = b"DUCK"
 _MAGIC_AT = 8
 _WAL_SUFFIX = ".wal"
+
+
+def write_json(payload: bytes | str | Any) -> None:
+    """A JSON result on standard output as every command prints one: indented two spaces,
+    or on one line with ``--compact`` (``payload``: JSON text, or what orjson encodes)."""
+    document = orjson.loads(payload) if isinstance(payload, bytes | str) else payload
+    sys.stdout.buffer.write(json_bytes(document) + b"\n")
+
+
+def json_bytes(document: Any) -> bytes:
+    """``document`` as JSON, indented two spaces unless ``--compact``."""
+    return orjson.dumps(document, option=0 if compact() else orjson.OPT_INDENT_2)
 
 
 def write_output(

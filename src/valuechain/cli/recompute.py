@@ -11,6 +11,7 @@ from valuechain.cli.app import main, open_store, out
 from valuechain.cli.messages import quiet
 from valuechain.cli.options import ANALYZER, SOME_RUNS, examples, require_runs
 from valuechain.cli.progress import PhaseBar
+from valuechain.contract.words import plural
 from valuechain.pipeline.progress import BatchesDone
 from valuechain.report.columns import Col
 
@@ -72,12 +73,12 @@ def print_recompute(result: RecomputeResult) -> None:
         )
     else:
         verb = "would re-derive" if result.dry_run else "re-derived"
-        batches = _count(len(plan.batches), "batch", "batches")
+        batches = plural(len(plan.batches), "batch", "batches")
         say(
-            f"{verb} {result.trials} trials in {len(result.runs)} runs at analyzer {target} "
-            f"({batches}): {plan.trials_behind} trials behind it, "
-            f"{plan.traces_changed} traces whose evidence changed"
-            + ("" if result.dry_run else f"; {result.documents} documents written")
+            f"{verb} {plural(result.trials, 'trial')} in {plural(len(result.runs), 'run')} at "
+            f"analyzer {target} ({batches}): {plural(plan.trials_behind, 'trial')} behind it, "
+            f"{plural(plan.traces_changed, 'trace')} whose evidence changed"
+            + ("" if result.dry_run else f"; {plural(result.documents, 'document')} written")
         )
         say("runs: " + ", ".join(result.runs))
     if result.dry_run and not result.nothing_stale:
@@ -92,9 +93,9 @@ def print_recompute(result: RecomputeResult) -> None:
     if result.pruned.height:
         verb = "would prune" if result.dry_run else "pruned"
         for (version,), group in result.pruned.group_by("analyzer_version", maintain_order=True):
+            trials = plural(int(group["trials"].sum()), "trial")
             say(
-                f"{verb} the analyzer {version} chains of {group['trials'].sum()} trials "
-                f"in {group.height} runs"
+                f"{verb} the analyzer {version} chains of {trials} in {plural(group.height, 'run')}"
             )
     elif not result.nothing_stale and not result.dry_run:
         say("older analyzer versions are kept beside them (--prune drops them)")
@@ -115,7 +116,3 @@ def _flip_table(flips: pl.DataFrame, target: int) -> pl.DataFrame:
         pl.concat_str(["to_state", "to_reason"], separator=" · ", ignore_nulls=True).alias("to"),
         "rows",
     )
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"

@@ -7,19 +7,19 @@ when complete), prints what it changed, and has ``--dry-run``, which changes not
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import click
-import orjson
-from rich.table import Table
 
 from valuechain.cli.app import main, open_store, out, store_path
 from valuechain.cli.messages import summary
 from valuechain.cli.options import DOCUMENT, examples
+from valuechain.cli.output import write_json
 from valuechain.cli.progress import working
+from valuechain.contract.words import number, plural
 from valuechain.pipeline.progress import Phase
 from valuechain.store.memory_limit import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from valuechain.store.maintenance import StoreInfo
 
 say = partial(out.print, highlight=False, soft_wrap=True)
+COUNTS = frozenset({"spans", "bytes", "trials", "traces"})  # listed columns printed as counts
 DRY_RUN = click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
 
 
@@ -58,7 +59,7 @@ def info(ctx: click.Context, fmt: str, limit: int) -> None:
     with open_store(ctx, read_only=True) as store:
         found = store.info(limit=limit)
     if fmt == "json":
-        sys.stdout.buffer.write(orjson.dumps(info_json(found), option=orjson.OPT_INDENT_2) + b"\n")
+        write_json(info_json(found))
         return
     print_info(found)
 
@@ -81,38 +82,55 @@ def info_json(found: StoreInfo) -> dict[str, Any]:
 
 
 def print_info(found: StoreInfo) -> None:
+    from valuechain.report.columns import Col
+    from valuechain.report.tables import FittedTable, cell
+
     s = found.summary
+    created = found.meta.get("created_by")
     say(
         f"store {found.path}: schema version {found.meta.get('schema_version')} "
-        f"(created by valuechain {found.meta.get('created_by')}), {found.file_bytes} bytes "
-        f"+ {found.wal_bytes} bytes of write-ahead log"
+        f"({f'created by valuechain {created}' if created else 'creator not recorded'}), "
+        f"{plural(found.file_bytes, 'byte')} + {plural(found.wal_bytes, 'byte')} of "
+        "write-ahead log"
+    )
+    imported = (
+        f"first imported {_iso(s['first_import'])}, last {_iso(s['last_import'])}"
+        if s["sources"]
+        else "nothing imported yet"
     )
     say(
-        f"{s['sources']} sources (first {_iso(s['first_import'])}, last "
-        f"{_iso(s['last_import'])}), {s['traces']} traces, {s['runs']} runs, "
-        f"{s['trials']} trials, {s['followed_files']} followed files, "
-        f"{s['operations']} store operations logged"
+        f"{plural(s['sources'], 'source')} ({imported}), {plural(s['traces'], 'trace')}, "
+        f"{plural(s['runs'], 'run')}, {plural(s['trials'], 'trial')}, "
+        f"{plural(s['followed_files'], 'followed file')}, "
+        f"{plural(s['operations'], 'store operation')} logged"
     )
     versions = ", ".join(
-        f"{a['kind']} {a['source']}@{a['analyzerVersion']}: {a['count']}" for a in found.analyzers
+        f"{a['kind']} {a['source']}@{a['analyzerVersion']}: {number(a['count'])}"
+        for a in found.analyzers
     )
     say(f"analyzer versions present: {versions or 'none (nothing derived yet)'}")
-    table = Table(title="rows by table", header_style="bold")
-    table.add_column("table")
-    table.add_column("rows", justify="right")
-    for name, rows in found.tables.items():
-        table.add_row(name, str(rows))
-    out.print(table)
+    rows = [[name, number(count)] for name, count in found.tables.items()]
+    columns = [Col("table"), Col("rows", align="right")]
+    out.print(FittedTable(columns, rows, title="rows by table"), crop=False)
     for title, listed in (("sources", found.sources), ("runs", found.runs)):
         if listed:
             order = "newest first" if title == "sources" else "by run id"
-            listing = Table(title=f"{title} ({order}, {len(listed)} shown)", header_style="bold")
-            for column in listed[0]:
-                listing.add_column(column)
-            for row in listed:
-                cells = {**row, "sha256": row["sha256"][:12]} if "sha256" in row else row
-                listing.add_row(*(str(_iso(v)) for v in cells.values()))
-            out.print(listing)
+            header = [
+                Col(c, align="right" if c in COUNTS else "left", keep=k)
+                for k, c in enumerate(listed[0])
+            ]
+            cells = [_listed_row(row, cell) for row in listed]
+            heading = f"{title} ({order}, {len(listed)} shown)"
+            out.print(FittedTable(header, cells, title=heading, joined=True), crop=False)
+
+
+def _listed_row(row: dict[str, Any], cell: Callable[[Any], str]) -> list[str]:
+    """A listed source or run as table cells: counts with separators, a short sha256,
+    timestamps ISO-8601, a missing value as tables show one (∅)."""
+    shown = {**row, "sha256": row["sha256"][:12]} if "sha256" in row else row
+    return [
+        number(v) if k in COUNTS and isinstance(v, int) else cell(_iso(v)) for k, v in shown.items()
+    ]
 
 
 @store_group.command()

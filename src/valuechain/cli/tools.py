@@ -246,7 +246,7 @@ def demo() -> None:
         sys.exit(1)
 
 
-LEGEND = "passed, failed: measured · notReached, notMeasured, notApplicable: not a pass"
+LEGEND = "passed, failed: measured · not reached, not measured, not applicable: not a pass"
 
 
 def _tour(store: api.Store, path: Path) -> None:

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from valuechain.cli.app import emit, main, open_store, out
-from valuechain.cli.messages import aside
+from valuechain.cli.messages import BadValue, aside
 from valuechain.cli.options import (
     CHAINS,
     examples,
     format_option,
     reader_analyzer_option,
+    require_suite,
     stage_option,
 )
+from valuechain.cli.output import write_json
 from valuechain.contract.vocab import SliceDimension
+from valuechain.contract.words import plural
+from valuechain.errors import UsageError
 from valuechain.report.output_formats import Format
+
+
+def _since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A --since that is no date is a malformed command line (exit 2), not a failed query."""
+    from valuechain.query.trend import parse_since
+
+    try:
+        parse_since(value)
+    except UsageError as exc:
+        raise BadValue(f"{value!r} is {exc.problem}", exc.hint or "") from None
+    return value
 
 
 @main.command()
@@ -29,7 +42,9 @@ from valuechain.report.output_formats import Format
     default="overall",
     show_default=True,
 )
-@click.option("--since", metavar="DATE", help="Only runs completed at or after DATE (UTC).")
+@click.option(
+    "--since", metavar="DATE", callback=_since, help="Only runs completed at or after DATE (UTC)."
+)
 @CHAINS
 @reader_analyzer_option("Read the documents of this version.")
 @format_option("table", "json", "csv", help="csv: one row per run, slice and stage.")
@@ -56,17 +71,20 @@ def trend(
         suite=suite, stage=stage, slice=slice_, since=since, chains=chains, analyzer=analyzer
     )
     with open_store(ctx, read_only=True) as store:
+        require_suite(store, suite)
         series = store.trend(
             suite=suite, stage=stage, slice=slice_, since=since, chains=chains, analyzer=analyzer
         )
         outside = store.trend_blocked(suite=suite, since=since, chains=chains, analyzer=analyzer)
     if fmt == "json":
-        sys.stdout.buffer.write(trend_json(series, outside))
+        write_json(trend_json(series, outside))
     elif fmt == "csv":
         emit(series, Format.CSV, None)
         if outside.height:  # CSV holds the series only; say what it leaves out
             aside(
-                f"{outside.height} run(s) join no partition or are unmeasured: "
+                f"{plural(outside.height, 'run')} "
+                f"{'joins' if outside.height == 1 else 'join'} no partition or "
+                f"{'is' if outside.height == 1 else 'are'} unmeasured: "
                 "see --format json or table"
             )
     else:

@@ -16,6 +16,7 @@ from valuechain.cli.options import (
     reader_analyzer_option,
     run_argument,
 )
+from valuechain.cli.output import write_json
 from valuechain.contract.vocab import Verdict
 
 # Exit code of `--fail-on` when the verdict is one of those listed (1 stays an error, 2 a
@@ -81,7 +82,7 @@ def verdict(
     with open_store(ctx, read_only=True) as store:
         view = store.verdict(run, chains=chains, analyzer=analyzer, policy=policy, page=page)
     if fmt == "json":
-        sys.stdout.write(view.summary.to_json() + "\n")
+        write_json(view.summary.to_json())
     elif fmt == "markdown":
         sys.stdout.write(verdict_markdown(view))
     elif fmt == "junit":

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from valuechain.contract.words import plural
 from valuechain.store import sqlfiles
 
 _QUERY = "query/runs_without_documents.sql"
@@ -23,7 +24,8 @@ class PendingDocuments:
         """One line for the user: the state and the fix."""
         shown = ", ".join(self.run_ids[:5]) + (" …" if len(self.run_ids) > 5 else "")
         return (
-            f"{len(self.run_ids)} run(s) have chains but missing or outdated analytics "
+            f"{plural(len(self.run_ids), 'run')} {'has' if len(self.run_ids) == 1 else 'have'} "
+            "chains but missing or outdated analytics "
             f"documents ({shown}): a derive stopped before writing them. Hint: run valuechain "
             "derive (or any import): it writes them first"
         )

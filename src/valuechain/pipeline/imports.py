@@ -80,10 +80,13 @@ class ImportReport:
         """Distinct traces the import touched (a trace spread over sources counts once)."""
         return len({t for source in self.sources for t in source.trace_ids})
 
-    def issue_counts(self) -> Counter[str]:
+    def issue_counts(self, *, stored: bool | None = None) -> Counter[str]:
+        """Issue occurrences by code, of every source; with ``stored``, only of the sources
+        the store kept (True: what ``issues`` lists) or of the rejected ones (False)."""
         counts: Counter[str] = Counter()
         for source in self.sources:
-            counts.update(source.issue_counts())
+            if stored is None or stored == (source.outcome != "rejected"):
+                counts.update(source.issue_counts())
         return counts
 
 

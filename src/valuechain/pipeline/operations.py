@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.contract.words import plural
 from valuechain.errors import UsageError
 from valuechain.materialize.analytics import materialize_in_transaction
 from valuechain.pipeline.derive import TraceBatch, run_batches, stage_batch, write_batch
@@ -64,37 +65,33 @@ class Removal:
     def describe(self) -> str:
         verb = "would remove" if self.dry_run else "removed"
         parts = [
-            _n(self.spans, "span"),
-            _n(self.traces, "trace"),
-            _n(self.trials, "trial"),
-            _n(self.sources, "source") + " from the ledger",
-            _n(self.attributes, "attribute"),
-            _n(self.events, "event"),
-            _n(self.links, "link"),
-            _n(self.resources, "resource"),
-            _n(self.scopes, "scope"),
-            _n(self.large_values, "large value"),
-            _n(self.issues, "issue"),
-            _n(self.quarantined, "quarantined item"),
+            plural(self.spans, "span"),
+            plural(self.traces, "trace"),
+            plural(self.trials, "trial"),
+            plural(self.sources, "source") + " from the ledger",
+            plural(self.attributes, "attribute"),
+            plural(self.events, "event"),
+            plural(self.links, "link"),
+            plural(self.resources, "resource"),
+            plural(self.scopes, "scope"),
+            plural(self.large_values, "large value"),
+            plural(self.issues, "issue"),
+            plural(self.quarantined, "quarantined item"),
         ]
         line = f"{self.target}: {verb} " + ", ".join(parts)
         again = "would derive" if self.dry_run else "derived"
         rebuild = "would rebuild" if self.dry_run else "rebuilt"
         line += (
-            f"; {again} {_n(self.traces_rederived, 'shared trace')} again and {rebuild} the "
-            f"documents of {_n(self.runs, 'run')}"
+            f"; {again} {plural(self.traces_rederived, 'shared trace')} again and {rebuild} the "
+            f"documents of {plural(self.runs, 'run')}"
         )
         if self.sources_reduced:
             keeps = "keeps" if self.sources_reduced == 1 else "keep"
             line += (
-                f"; {_n(self.sources_reduced, 'source')} {keeps} spans of other runs and "
+                f"; {plural(self.sources_reduced, 'source')} {keeps} spans of other runs and "
                 "list fewer in the ledger"
             )
         return line
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def delete(
@@ -240,12 +237,13 @@ class Purge:
     def describe(self) -> str:
         drop, clear = ("would drop", "clear") if self.dry_run else ("dropped", "cleared")
         return (
-            f"{drop} {_n(self.dropped, 'content value')} and "
-            f"{_n(self.large_values, 'large value')}, cut {_n(self.rewritten, 'tool-call list')} "
+            f"{drop} {plural(self.dropped, 'content value')} and "
+            f"{plural(self.large_values, 'large value')}, "
+            f"cut {plural(self.rewritten, 'tool-call list')} "
             f"that held more than tool names down to the names, {clear} the raw JSON of "
-            f"{_n(self.quarantined, 'quarantined item')} "
-            f"and {_n(self.unknown_fields, 'unknown field')}, set "
-            f"{_n(self.include_content, 'include_content flag')} to false; ids, names, counts, "
+            f"{plural(self.quarantined, 'quarantined item')} "
+            f"and {plural(self.unknown_fields, 'unknown field')}, set "
+            f"{plural(self.include_content, 'include_content flag')} to false; ids, names, counts, "
             "outcomes, grader results, chains and funnels are unchanged"
         )
 

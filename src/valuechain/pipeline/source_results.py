@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from valuechain.contract.issues import HINTS, Code, Issue, Severity
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.contract.words import plural
 from valuechain.errors import IngestError
 from valuechain.ingest.source.decoded import DecodedSource, DecodeOptions
 from valuechain.ingest.source.issue_log import pointer
@@ -63,7 +64,8 @@ def unchanged(
     error = IngestError(
         name,
         None,
-        f"already in the store, accepted as {status} with {errors} error issue(s); the first "
+        f"already in the store, accepted as {status} with {plural(errors, 'error issue')}; "
+        f"the first "
         f"{code}: {message} (--strict)",
         "the stored copy is kept as it is (`valuechain issues --source` lists its issues); "
         "import a whole export to pass the gate",

@@ -28,6 +28,7 @@ from valuechain.contract.tables import TRIAL_OUTCOME as OUTCOME
 from valuechain.contract.versions import STAGE_MEASUREMENTS_SCHEMA_VERSION
 from valuechain.contract.vocab import SetupPhase
 from valuechain.contract.vocab_rules import STAGES
+from valuechain.contract.words import plural
 from valuechain.derive import derive_chains, derive_measurements, stage_measurement_disagreements
 from valuechain.derive.jssem import js_json
 from valuechain.evidence.frames import ordered_attributes
@@ -47,10 +48,11 @@ class DeriveSummary:
 
     def describe(self) -> str:
         if not self.trials and self.documents:  # only documents a derive had left unwritten
-            return f"wrote the analytics documents of {len(self.run_ids)} runs"
+            return f"wrote the analytics documents of {plural(len(self.run_ids), 'run')}"
         return (
-            f"derived {self.derived} chains over {self.trials} trials in {len(self.run_ids)} "
-            f"runs ({self.producer_chains} producer chains stored, {self.issues} trial issues)"
+            f"derived {plural(self.derived, 'chain')} over {plural(self.trials, 'trial')} in "
+            f"{plural(len(self.run_ids), 'run')} ({plural(self.producer_chains, 'producer chain')}"
+            f" stored, {plural(self.issues, 'trial issue')})"
         )
 
 

@@ -49,6 +49,11 @@ def run_exists(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
     return bool(query_rows(con, "query/run_exists.sql", {"run_id": run_id})[0]["found"])
 
 
+def suite_exists(con: duckdb.DuckDBPyConnection, suite_id: str) -> bool:
+    """Whether the store holds any trial of the suite ``suite_id``."""
+    return bool(query_rows(con, "query/suite_exists.sql", {"suite_id": suite_id})[0]["found"])
+
+
 def require_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Raise `UsageError` unless ``run_id`` exists (the first of the three absences)."""
     if not run_exists(con, run_id):

@@ -2,7 +2,7 @@
 
 A blocked comparison leads with its blockers and shows no delta; its cases appear only when
 forced, under a banner saying they are not a comparison claim. A rate with nothing to divide
-is `n/m`, and its delta is `n/m` too — never 0, never a number (CONTRACT §5.8).
+is `not measured`, and its delta is `not measured` too — never 0, never a number (CONTRACT §5.8).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from valuechain.contract.rates import MeasuredRate, NotMeasuredRate
 from valuechain.report.columns import Col
 from valuechain.report.tables import FittedTable
 
-NOT_MEASURED: Final = "n/m"
+NOT_MEASURED: Final = "not measured"
 CHANGE_STYLES: Final = {
     CaseChange.REGRESSED: "bold red",
     CaseChange.FIXED: "green",
@@ -41,7 +41,7 @@ def _percent(rate: MeasuredRate | NotMeasuredRate) -> str:
 
 
 def _points(delta: float | None) -> str:
-    """A delta in percentage points (`+12.5`, `−3.0`, `±0`), or `n/m`."""
+    """A delta in percentage points (`+12.5`, `−3.0`, `±0`), or `not measured`."""
     if delta is None:
         return NOT_MEASURED
     points = round(delta * 100, 1)

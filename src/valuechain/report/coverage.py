@@ -19,20 +19,22 @@ from typing import Any, Final
 import orjson
 import polars as pl
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from valuechain.contract.coverage import CoverageRule, SuiteCoverage
 from valuechain.contract.labels import STAGE_LABELS
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
 from valuechain.contract.vocab import Stage
+from valuechain.contract.words import number
+from valuechain.report.columns import Col
+from valuechain.report.tables import FittedTable
 
 UNMEASURED: Final = "UNMEASURED"  # by this suite: no case can decide the link
 RUNNER: Final = "runner"  # the runner decides it from the run's set-up
 AUTHORED: Final = "authored"  # some case authors a check that can decide it
 RULE_TEXT: Final = {
     CoverageRule.USER_VALUE_UNGRADABLE: "userValue is applicable but no check or judge of the "
-    "case can grade it (it stays notMeasured); made applicable by",
+    "case can grade it (it stays not measured); made applicable by",
     CoverageRule.TOOL_CALLED_WITH_ROW: "a gating toolCalledWith arrived as a predicate row, not "
     "as matcher expectations: it is graded at",
     CoverageRule.GATING_OBSERVATION: "an observation kind arrived gating (it must be advisory); "
@@ -95,31 +97,38 @@ def lint_json(lint: pl.DataFrame) -> bytes:
 
 
 # --------------------------------------------------------------------------- the terminal
-def _coverage(row: dict[str, Any]) -> Text:
+def _coverage(row: dict[str, Any]) -> tuple[str, str]:
+    """Who decides the link, and the style it is printed in."""
     if row["check_kinds"]:
-        return Text(AUTHORED)
+        return AUTHORED, ""
     if row["runner_decided"]:
-        return Text(RUNNER)
-    return Text(UNMEASURED, style="bold red")
+        return RUNNER, ""
+    return UNMEASURED, "bold red"
 
 
-def _run_table(rows: list[dict[str, Any]]) -> Table:
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    table.add_column("link")
-    for name in ("cases", "measured", "n/a", "notMeasured", "notReached"):
-        table.add_column(name, justify="right")
-    table.add_column("coverage")
-    for r in rows:
-        table.add_row(
+COUNTED: Final = ("authoring_cases", "measured", "not_applicable", "not_measured", "not_reached")
+RUN_COLUMNS: Final = (
+    Col("link"),
+    *(
+        Col(name, align="right")
+        for name in ("cases", "measured", "n/a", "not measured", "not reached")
+    ),
+    Col("coverage"),
+)
+
+
+def _run_table(rows: list[dict[str, Any]]) -> FittedTable:
+    """The run's six links in the one plain layout every table uses."""
+    cells = [
+        [
             STAGE_LABELS[Stage(r["stage"])],
-            str(r["authoring_cases"]),
-            str(r["measured"]),
-            str(r["not_applicable"]),
-            str(r["not_measured"]),
-            str(r["not_reached"]),
-            _coverage(r),
-        )
-    return table
+            *(number(r[c]) for c in COUNTED),
+            _coverage(r)[0],
+        ]
+        for r in rows
+    ]
+    styles = [{"coverage": _coverage(r)[1]} for r in rows]
+    return FittedTable(list(RUN_COLUMNS), cells, styles=styles)
 
 
 def _wrap(line: str) -> Text:

@@ -58,10 +58,10 @@ def json_value(value: Any) -> Any:
     return str(value)
 
 
-def to_json(frame: pl.DataFrame) -> bytes:
-    """One JSON array of row objects keyed by column name."""
+def to_json(frame: pl.DataFrame, *, compact: bool = False) -> bytes:
+    """One JSON array of row objects keyed by column name (indented, unless ``compact``)."""
     rows = [{k: json_value(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
-    return orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n"
+    return orjson.dumps(rows, option=0 if compact else orjson.OPT_INDENT_2) + b"\n"
 
 
 def to_csv(frame: pl.DataFrame) -> bytes:
@@ -111,10 +111,10 @@ def to_rich_table(frame: pl.DataFrame, title: str | None = None, max_rows: int =
     return table
 
 
-def render_bytes(frame: pl.DataFrame, fmt: Format) -> bytes:
+def render_bytes(frame: pl.DataFrame, fmt: Format, *, compact: bool = False) -> bytes:
     """Machine formats as bytes (table is rendered by the caller's console)."""
     if fmt is Format.JSON:
-        return to_json(frame)
+        return to_json(frame, compact=compact)
     if fmt is Format.CSV:
         return to_csv(frame)
     if fmt is Format.PARQUET:

@@ -2,7 +2,7 @@
 
 Renders a `StageAnalyticsV1` document as the reader should see it (CONTRACT §5, seed 001):
 rates carry their arithmetic (``passed/measured``); a rate with nothing to divide is
-``n/m (not measured)`` — never 0 %, never 100 %; exclusions are counted beside every number
+``not measured`` — never 0 %, never 100 %; exclusions are counted beside every number
 they removed; a provisional document says it may still change; a missing document is
 UNMEASURED, never an empty funnel (§5.10). The tallies are never summed across stages.
 """
@@ -31,12 +31,12 @@ from valuechain.contract.vocab import MaterializationState, StageExclusionClass
 from valuechain.report.columns import Col
 from valuechain.report.tables import FittedTable
 
-NOT_MEASURED: Final = "n/m (not measured)"
+NOT_MEASURED: Final = "not measured"  # as the README's legend and every table say it
 UNLABELLED: Final = "(unlabelled)"  # display word only; the document stores null (§5.2)
 
 
 def format_rate(rate: MeasuredRate | NotMeasuredRate) -> str:
-    """``3/4 (75.0%)``, or ``n/m (not measured)`` when there is nothing to divide (§5.8)."""
+    """``3/4 (75.0%)``, or ``not measured`` when there is nothing to divide (§5.8)."""
     if isinstance(rate, NotMeasuredRate):
         return NOT_MEASURED
     return f"{rate.numerator}/{rate.denominator} ({rate.value:.1%})"
@@ -136,7 +136,8 @@ def stage_table(row: SliceRow, *, wide: bool = False) -> FittedTable:
 def _header(doc: StageAnalyticsV1, chains: str, completeness: str | None) -> RenderableType:
     lines = Text()
     lines.append(f"run {doc.run_id}", style="bold")
-    lines.append(f"  suite {doc.suite_id}  chains {chains}  analyzer {doc.stage_analyzer_version}")
+    suite = doc.suite_id or "(none recorded)"
+    lines.append(f"  suite {suite}  chains {chains}  analyzer {doc.stage_analyzer_version}")
     if doc.source_stage_analyzer_versions is not MISSING:
         versions = ", ".join(str(v) for v in doc.source_stage_analyzer_versions)
         lines.append(f" (mixed: {versions} — not comparable, §5.11)", style="yellow")

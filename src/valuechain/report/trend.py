@@ -4,8 +4,8 @@ Both are built from the same two frames (`query.trend`): the partitioned series 
 outside every partition. Each run keeps its own rates — nothing is summed or merged across
 runs (CONTRACT §5.8). On screen, each series (partition × slice × stage) is a sparkline of the
 measured pass rate, oldest run first, so a drift is seen at a glance; a notMeasured point is
-its own glyph (``·``), never a low bar, and the latest rate keeps its arithmetic (``n/m``).
-Lines fit 80 columns.
+its own glyph (``·``), never a low bar, and the latest rate keeps its arithmetic (or says
+``not measured``). Lines fit 80 columns.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from rich.console import Group
 from rich.text import Text
 
 from valuechain.contract.trend import TrendDocument
+from valuechain.contract.words import plural
 from valuechain.query.trend import PARTITION_KEY, TREND_SLICES, TrendRequest
 from valuechain.report.formats import json_value
 from valuechain.report.funnel import NOT_MEASURED, UNLABELLED
@@ -142,12 +143,15 @@ def _glyph(point: Point) -> str:
     value = point["measured_pass_rate"]
     if point["measured_pass_rate_state"] != "measured" or value is None:
         return NOT_MEASURED_POINT
-    return BARS[min(len(BARS) - 1, int(value * len(BARS)))]
+    if value >= 1:  # only a full pass rate is a full bar: 87.5 % is not 100 %
+        return BARS[-1]
+    return BARS[min(len(BARS) - 2, int(value * (len(BARS) - 1)))]
 
 
 def sparkline(points: list[Point], width: int = SPARK_WIDTH) -> str:
-    """One glyph per run: a bar of eight heights for a measured pass rate, ``·`` for
-    notMeasured, a blank where the run has no such slice; the oldest elided past ``width``."""
+    """One glyph per run: a bar of seven heights for a measured pass rate below 100 % (the
+    eighth, full, for 100 % only), ``·`` for notMeasured, a blank where the run has no such
+    slice; the oldest elided past ``width``."""
     glyphs = [_glyph(p) for p in points]
     return "…" + "".join(glyphs[-(width - 1) :]) if len(glyphs) > width else "".join(glyphs)
 
@@ -217,7 +221,7 @@ def _partition_lines(index: int, total: int, rows: list[dict[str, Any]]) -> Iter
     )
     yield Text(
         f"  analyzer {head['stage_analyzer_version']} · measurements "
-        f"{head['measurements_schema_version']} · {len(runs)} run{'s' * (len(runs) != 1)}, "
+        f"{head['measurements_schema_version']} · {plural(len(runs), 'run')}, "
         f"{_span(rows)}"
     )
     ordered = sorted(rows, key=lambda r: (_slice_key(r), r["stage_index"]))  # stable: by run
@@ -246,8 +250,8 @@ def render_trend(series: pl.DataFrame, outside: pl.DataFrame, request: TrendRequ
         ),
         Text("measured pass rate per run, oldest first · right: latest run, ↑↓→ vs previous"),
         Text(
-            f"{BARS[0]}…{BARS[-1]} 0–100 % · {NOT_MEASURED_POINT} not measured · "
-            "blank: the run has no such slice"
+            f"{BARS[0]}…{BARS[-2]} under 100 % · {BARS[-1]} 100 % · "
+            f"{NOT_MEASURED_POINT} not measured · blank: the run has no such slice"
         ),
     ]
     rows = list(series.iter_rows(named=True))
@@ -267,7 +271,8 @@ def _outside_lines(outside: pl.DataFrame, request: TrendRequest) -> Iterator[Tex
     if blocked.height:
         yield Text("")
         yield Text(
-            f"blocked: {blocked.height} run(s) join no partition (parity blockers)",
+            f"blocked: {plural(blocked.height, 'run')} "
+            f"{'joins' if blocked.height == 1 else 'join'} no partition (parity blockers)",
             style="bold yellow",
         )
         for row in blocked.iter_rows(named=True):
@@ -282,7 +287,8 @@ def _outside_lines(outside: pl.DataFrame, request: TrendRequest) -> Iterator[Tex
     if unmeasured.height:
         yield Text("")
         yield Text(
-            f"unmeasured: {unmeasured.height} run(s) without a {request.chain_source} document "
+            f"unmeasured: {plural(unmeasured.height, 'run')} without a {request.chain_source} "
+            "document "
             f"at analyzer {request.analyzer_version}",
             style="bold yellow",
         )

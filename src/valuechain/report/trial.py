@@ -94,8 +94,8 @@ def render_trial(view: TrialView, *, wide: bool = False) -> Group:
     else:
         parts.append(
             Text(
-                "no stage failed — read the states: notMeasured, notApplicable and "
-                "notReached are not passes",
+                "no stage failed — read the states: not measured, not applicable and "
+                "not reached are not passes",
                 "dim",
             )
         )
@@ -147,11 +147,11 @@ def _evidence(evidence: dict[str, object]) -> str:
 
 # Why a link after the first failed one can still read passed (CONTRACT §1.2, reason 15): the
 # chain stops counting value there, yet a later link with evidence of its own keeps what it
-# measured; only a link that decided nothing is notReached. The README and the notebook say it
+# measured; only a link that decided nothing is not reached. The README and the notebook say it
 # in these words.
 LATER_LINKS = (
     "after {stage}, {links} still read as measured: a later link with evidence of its own keeps "
-    "its state; only a link that decided nothing is notReached. Value stopped at {stage} all "
+    "its state; only a link that decided nothing is not reached. Value stopped at {stage} all "
     "the same."
 )
 

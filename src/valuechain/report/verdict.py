@@ -34,7 +34,7 @@ from valuechain.contract.vocab import Verdict, VerdictSource
 from valuechain.query.verdict import VerdictView
 from valuechain.report.tables import fitted_table
 
-NOT_MEASURED: Final = "n/m"
+NOT_MEASURED: Final = "not measured"
 STYLES: Final = {
     Verdict.PASSED: "bold green",
     Verdict.FAILED: "bold red",

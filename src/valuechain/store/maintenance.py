@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from valuechain.contract.words import number, plural
 from valuechain.errors import StoreError
 from valuechain.store import lock, migrate, sqlfiles
 from valuechain.store.database import Database, log_operation
@@ -100,16 +101,24 @@ class Vacuum:
     def describe(self) -> str:
         if self.dry_run:
             return (
-                f"the store takes {self.before} bytes; vacuum would copy it into a new file "
-                "and keep only the blocks in use (nothing was changed)"
+                f"the store takes {plural(self.before, 'byte')}; vacuum would copy it into a new "
+                "file and keep only the blocks in use (nothing was changed)"
             )
         saved = self.before - self.after
         if saved <= 0:
-            said = f"{self.before} bytes before, {self.after} after (nothing to reclaim)"
+            said = (
+                f"{plural(self.before, 'byte')} before, {number(self.after)} after "
+                "(nothing to reclaim)"
+            )
         else:
-            said = f"{self.before} bytes before, {self.after} after ({saved} bytes reclaimed)"
+            said = (
+                f"{plural(self.before, 'byte')} before, {number(self.after)} after "
+                f"({plural(saved, 'byte')} reclaimed)"
+            )
         if self.swept:
-            said += f"; removed {len(self.swept)} folder(s) an interrupted export left behind"
+            said += (
+                f"; removed {plural(len(self.swept), 'folder')} an interrupted export left behind"
+            )
         return said
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from valuechain.contract.words import plural
+
 
 @dataclass(frozen=True, slots=True)
 class PendingDerivation:
@@ -15,9 +17,11 @@ class PendingDerivation:
     def render(self) -> str:
         """One line for the user: the state and the fix."""
         return (
-            f"{self.sources} imported source(s) are not derived yet: {self.traces} trace(s) "
-            "have no trials, chains or funnels (an import was interrupted, failed on a later "
-            "source, or ran with --no-derive). Hint: run valuechain derive (or any import): "
+            f"{plural(self.sources, 'imported source')} {'is' if self.sources == 1 else 'are'} "
+            f"not derived yet: {plural(self.traces, 'trace')} "
+            f"{'has' if self.traces == 1 else 'have'} no trials, chains or funnels (an import "
+            "was interrupted, failed on a later source, or ran with --no-derive). Hint: run "
+            "valuechain derive (or any import): "
             "it derives them first"
         )
 

@@ -158,7 +158,10 @@ def a_statement(kind: str) -> str:
 
 def query_error(exc: duckdb.Error) -> UsageError:
     """DuckDB's own error, as the user's to fix, with the hint that applies to it."""
-    problem = str(exc).splitlines()[0].rstrip(".!") if str(exc) else type(exc).__name__
+    first, _, rest = str(exc).partition("\n")
+    problem = first.rstrip(".!") if first else type(exc).__name__
+    # DuckDB's own help stays: "Did you mean …?", the candidates, the query and its caret
+    detail = "\n".join(line.rstrip() for line in rest.strip("\n").splitlines()) or None
     if isinstance(exc, duckdb.PermissionException):
         hint = (
             "SQL here reads the store only; valuechain sql --allow-files DIR (or "
@@ -170,7 +173,7 @@ def query_error(exc: duckdb.Error) -> UsageError:
         hint = "settings are fixed by valuechain (--memory-limit sets the memory limit)"
     else:
         hint = _LIST_VIEWS
-    return UsageError("sql", problem, hint)
+    return UsageError("sql", problem, hint, detail=detail)
 
 
 def _statements(query: str) -> list[duckdb.Statement]:

@@ -36,6 +36,7 @@ class Missing:
 
 
 NOT_AN_EXPORT_NAME = "not an export by name"
+STDIN = "/dev/stdin"  # what ``-`` names where pipes are read (``import``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +56,13 @@ def expand_paths(
     A directory yields its export files (by suffix, hidden ones aside); its other files come
     back as ``Skipped``, and a directory without a single export file as ``Missing``. With
     ``pipes``, a named pipe (``<(zcat …)``, ``/dev/stdin``) is a source too, read once as it
-    streams (a reader that opens a path twice or elsewhere — scale-out — cannot take one)."""
+    streams (a reader that opens a path twice or elsewhere — scale-out — cannot take one),
+    and ``-`` is standard input, piped or redirected."""
     out: list[Path | Missing | Skipped] = []
     seen: set[Path] = set()
     for pattern in patterns:
         text = str(pattern)
-        path = Path(text)
+        path = Path(STDIN if pipes and text == "-" else text)  # "-": standard input
         if path.is_dir():
             entries = sorted(p for p in path.rglob("*") if not _hidden(p.relative_to(path)))
             files = [p for p in entries if p.is_file()]
@@ -77,7 +79,7 @@ def expand_paths(
             out.append(Missing(text, _dangling(path).why))
             continue
         elif path.exists() or text == "-":  # a device, a socket, a pipe here: never read
-            out.append(_not_a_file(text, path))
+            out.append(_not_a_file(text, path, pipes=pipes))
             continue
         else:
             found = [Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file()]
@@ -121,9 +123,15 @@ def _is_export(path: Path) -> bool:
 _STDIN_HINT = "pipe or redirect the export into /dev/stdin: valuechain import /dev/stdin < FILE"
 
 
-def _not_a_file(text: str, path: Path) -> Missing:
+def _not_a_file(text: str, path: Path, *, pipes: bool = False) -> Missing:
     """Why a path that exists but is no file or directory is not read: what it is, and what
     to do instead. ``/dev/zero`` would be read forever, a terminal waits for typing."""
+    if text == "-" and pipes:  # standard input, but nothing piped or redirected into it
+        return Missing(
+            text,
+            "standard input is no pipe or file: nothing is piped or redirected into it",
+            "valuechain import - < FILE, or: zcat FILE.gz | valuechain import -",
+        )
     if text == "-":  # not a path here: standard input has a name of its own
         return Missing(text, "'-' does not name standard input here", _STDIN_HINT)
     if path.is_char_device():

@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION
+from valuechain.contract.words import plural
 from valuechain.errors import UsageError
 from valuechain.materialize.analytics import epoch_ms, utc_now
 from valuechain.pipeline.export import check_target, fill_empty_tables, swap_in
@@ -71,8 +72,9 @@ class ScaleSummary:
 
     def describe(self) -> str:
         text = (
-            f"derived {self.derived} chains over {self.trials} trials in {len(self.runs)} runs "
-            f"from {self.files} files ({self.bytes_read:,} bytes) into {self.path}"
+            f"derived {plural(self.derived, 'chain')} over {plural(self.trials, 'trial')} in "
+            f"{plural(len(self.runs), 'run')} from {plural(self.files, 'file')} "
+            f"({plural(self.bytes_read, 'byte')}) into {self.path}"
         )
         return text
 
