@@ -111,7 +111,7 @@ def test_a_decompression_bomb_stops_at_the_cap(tmp_path: Path) -> None:
     said = " ".join(done.stderr.split())
     assert "decompressed size exceeds the cap of 1048576 bytes" in said, said
     assert "raise the cap with --max-decompressed-bytes if the file is trusted" in said
-    assert "issues by code: E_TOO_LARGE 1" in " ".join(done.stdout.split())
+    assert "not stored, of rejected sources: E_TOO_LARGE 1" in " ".join(done.stdout.split())
     small = tmp_path / "small.json"
     small.write_bytes(_export("x"))
     _, baseline = _import(tmp_path / "t.duckdb", small)
@@ -132,7 +132,7 @@ def test_a_bomb_s_memory_does_not_grow_with_the_cap(tmp_path: Path, suffix: str)
         assert done.returncode == 1, done.stderr
         said = " ".join(done.stderr.split())
         assert f"{bomb}: decompressed size exceeds the cap of {cap} bytes" in said, said
-        assert "issues by code: E_TOO_LARGE 1" in " ".join(done.stdout.split())
+        assert "not stored, of rejected sources: E_TOO_LARGE 1" in " ".join(done.stdout.split())
     growth_mib = (peaks[192] - peaks[32]) / 1024
     print(
         f"zeros{suffix}: peak RSS {peaks[32] / 1024:.0f} MiB at a 32 MiB cap, "

@@ -28,7 +28,7 @@ err = Console(stderr=True)
 QUIET_KEY: Final = "valuechain.quiet"
 COMPACT_KEY: Final = "valuechain.compact"
 STORE_KEY: Final = "valuechain.store"  # the --store the command line named, if it did
-_COMMAND = re.compile(r"\bvaluechain ([a-z][a-z-]*)\b")
+_COMMAND = re.compile(r"\bvaluechain ([a-z][a-z-]*)\b(?: ([a-z][a-z-]*)\b)?")
 INDENT: Final = "  "  # a wrapped line continues under its first word
 
 
@@ -129,7 +129,13 @@ def with_store(text: str) -> str:
     option = f"--store {shlex.quote(named)}"
 
     def named_store(m: re.Match[str]) -> str:
-        return f"valuechain {option} {m[1]}" if m[1] in commands else m[0]
+        command = commands.get(m[1])
+        if command is None:
+            return m[0]
+        group = getattr(command, "commands", None)  # `store`: a command only with its verb
+        if group is not None and m[2] not in group:
+            return m[0]  # prose: "not a valuechain store"
+        return f"valuechain {option} {m[0].removeprefix('valuechain ')}"
 
     return _COMMAND.sub(named_store, text)
 
