@@ -262,3 +262,11 @@ def test_the_reporters_retries_are_answered_after_a_restart_too(rig: Rig) -> Non
     assert reused["reused"] is True and reused["runId"] == run_id
     assert again.importer.cycle().requests == 0  # nothing new was spooled by the retries
     assert again.count("SELECT count(*) FROM core.trials") == 4
+
+
+def test_a_cycle_knows_each_body_by_its_name_without_reading_it(rig: Rig) -> None:
+    spooled = rig.spool.put(b'{"resourceSpans": []}', OTLP_JSON)
+    assert spooled.sha256 in spooled.path.name  # the name carries the whole sha256
+    spooled.path.write_bytes(b"other bytes")  # were the body read, another sha256 would come
+    (pending,) = rig.spool.pending()
+    assert pending.sha256 == spooled.sha256

@@ -303,4 +303,4 @@ def _name(batch: Sequence[Spooled], what: str) -> str:
     )
 
 
-__all__ = ["BATCH_BYTES", "Cycle", "Importer", "sha256_of"]
+__all__ = ["BATCH_BYTES", "Cycle", "Importer"]

@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from valuechain.ingest.mcpjam import SNIFF_BYTES, looks_like_sdk
-from valuechain.serve.spool import SDK_REPORT, Spool, append_durably, sha256_of
+from valuechain.serve.spool import SDK_REPORT, Spool, append_durably, body_sha256
 
 RUN_PREFIX = "run-"
 ANSWERS = "finalized.jsonl"  # the answer to each finalize: retries get it, also after a restart
@@ -100,7 +100,7 @@ class SdkRuns:
             folder = self._open_run(payload.get("runId"))
             if isinstance(folder, SdkReply):
                 return folder
-            seen = {sha256_of(p) for p in folder.iterdir() if p.name.endswith(SDK_REPORT)}
+            seen = {body_sha256(p) for p in folder.iterdir() if p.name.endswith(SDK_REPORT)}
             skipped = hashlib.sha256(body).hexdigest() in seen
             if not skipped:
                 self.spool.put(body, SDK_REPORT, folder, "iterations")

@@ -7,7 +7,8 @@ into the store and removes them once their transaction has committed; the store 
 each request's sha256 in that same transaction (``core.served_requests``), so a request
 whose file outlived a crash between commit and removal is recognised and not imported again.
 
-Names sort in arrival order: ``<received ns, 20 digits>-<sha256 prefix>.<kind>``. A
+Names sort in arrival order: ``<received ns, 20 digits>-<sha256>[-<step>].<kind>``; the
+name carries the body's sha256, so no cycle reads a body again to know it. A
 streaming MCPJam SDK run keeps its bodies in a folder of its own (``run-<runId>/``) until
 its ``finalize`` arrives (`serve.mcpjam`).
 """
@@ -79,7 +80,7 @@ class Spool:
             self._last_ns = now
         where = folder or self.folder
         where.mkdir(parents=True, exist_ok=True)
-        stem = f"{now:020d}-{sha256[:16]}" + (f"-{label}" if label else "")
+        stem = f"{now:020d}-{sha256}" + (f"-{label}" if label else "")
         final = where / f"{stem}.{kind}"
         part = final.with_name(final.name + PART)
         with part.open("wb") as handle:
@@ -99,7 +100,7 @@ class Spool:
         for path in sorted((folder or self.folder).iterdir()):
             kind = path.name.split(".", 1)[1] if "." in path.name else ""
             if path.is_file() and kind in KINDS:
-                out.append(Spooled(path, kind, sha256_of(path), path.stat().st_size))
+                out.append(Spooled(path, kind, body_sha256(path), path.stat().st_size))
         return out
 
     def remove(self, done: Iterable[Spooled]) -> None:
@@ -139,6 +140,15 @@ def batched(body: bytes, kind: str) -> bytes:
         return len(body).to_bytes(4, "big") + body
     line = body.removeprefix(UTF8_BOM).replace(b"\r", b" ").replace(b"\n", b" ")
     return line + b"\n"
+
+
+def body_sha256(path: Path) -> str:
+    """The sha256 of a spooled body, from its name (`Spool.put` wrote it there); read from
+    the bytes only for a file named otherwise."""
+    named = path.name.split(".", 1)[0].split("-")
+    if len(named) > 1 and len(named[1]) == 64 and all(c in "0123456789abcdef" for c in named[1]):
+        return named[1]
+    return sha256_of(path)
 
 
 def sha256_of(path: Path) -> str:
