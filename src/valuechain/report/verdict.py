@@ -126,7 +126,8 @@ def reason_lines(summary: DecisionSummary) -> list[str]:
     return [f"{r.value}: {VERDICT_DECISION_REASON_LABELS[r]}" for r in summary.decision.reasons]
 
 
-def _variant(case: CaseAggregation) -> str:
+def case_variant(case: CaseAggregation) -> str:
+    """provider/model (model alone without a provider; empty: the run did not fan out)."""
     v = case.execution_variant
     if v is MISSING:
         return ""
@@ -142,7 +143,7 @@ def case_cells(case: CaseAggregation, stats: TrialStatistics) -> list[str]:
     needed = case_passes_needed(case.configured_trials, case.effective_pass_threshold)
     return [
         case.case_id,
-        _variant(case),
+        case_variant(case),
         case.verdict,
         f"{case.passed_trials}/{case.eligible_trials}"
         if case.eligible_trials
@@ -310,7 +311,7 @@ def verdict_junit(view: VerdictView) -> str:
     cases: list[tuple[CaseAggregation | None, str]] = [(None, s.verdict.value)]
     cases += [(case, case.verdict) for case, _ in view.statistics]
     for case, verdict in cases:
-        name = "run verdict" if case is None else f"{case.case_id} {_variant(case)}".strip()
+        name = "run verdict" if case is None else f"{case.case_id} {case_variant(case)}".strip()
         test = ET.SubElement(
             suite, "testcase", classname=f"valuechain.{s.run_id}", name=name, time="0"
         )

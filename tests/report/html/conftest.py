@@ -16,6 +16,7 @@ from trend_store import partitioned_store
 import valuechain
 from valuechain.cli.sample import sample_export_path
 from valuechain.store import Database
+from valuechain.synth import SynthConfig, write_export
 
 
 @pytest.fixture(scope="session")
@@ -24,6 +25,19 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("report-demo") / "valuechain-demo.duckdb"
     with valuechain.open(path) as store:
         assert store.import_paths([sample_export_path()]).ok
+    return path
+
+
+@pytest.fixture(scope="session")
+def decided_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One synthetic run decided under verdict policy v2 (``synth --verdict-policy
+    --failures``): its failing cases have case verdicts, failed and passed."""
+    folder = tmp_path_factory.mktemp("report-decided")
+    export = folder / "decided.json"
+    write_export(export, SynthConfig(cases=3, failures=True, verdict_policy=True, seed=0))
+    path = folder / "decided.duckdb"
+    with valuechain.open(path) as store:
+        assert store.import_paths([export]).ok
     return path
 
 

@@ -206,6 +206,10 @@ def test_demo_report_shows_failing_cases_and_a_funnel_bar_scrolls_to_a_chain(
     run.locator("summary h2").click()
     cases = run.locator("table[id$=-cases]")
     assert cases.is_visible() and cases.locator("tbody tr").count() == 2
+    heads = cases.locator("thead th").all_inner_texts()
+    assert heads[:3] == ["case", "model", "verdict"]  # each case × variant's verdict first
+    # the demo runs decided nothing: a word says so, never a blank, a pass or a fail
+    assert cases.locator("td[data-verdict]").all_inner_texts() == ["no decision"] * 2
     assert "tracker-mcp-regression" in run.locator("summary").inner_text()
     bar = run.locator("svg[id$=-funnel] a.to-trial").first
     target = bar.get_attribute("href")

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+import orjson
 import pytest
 from report_outline import outline, report_of
 
@@ -95,6 +96,50 @@ def test_suite_and_case_names_come_first_with_their_ids_beside(demo_store: Path)
     cases = text.split(f"table #run-1-{DEMO_RUN}-cases", 1)[1].split("###", 1)[0]
     assert "| Explaining closing must not close an issue c_22uGX9mxWsnN_1_Ti0R3w |" in cases
     assert "| 1 of 2 | completed 2 | Selection |" in cases
+
+
+_CASE_ROW = re.compile(
+    r'<tr><td>.*?<code class="id">([^<]+)</code></td><td>([^<]*)</td>'
+    r'<td class="v-[^"]+" data-verdict="[^"]+"[^>]*>([^<]*)</td>'
+)
+
+
+def _verdict_cells(html: str) -> list[tuple[str, str, str]]:
+    """(case id, model, verdict) of every failing-cases row, as the page prints them."""
+    bodies = re.findall(r'class="cases">.*?<tbody>(.*?)</tbody>', html)
+    rows = [row for body in bodies for row in body.split("</tr>") if row]
+    cells = [_CASE_ROW.match(row) for row in rows]
+    assert all(cells), "each row has a case id, a model and a verdict cell"
+    return [(m[1], m[2], m[3]) for m in cells if m]
+
+
+def test_a_failing_case_carries_the_verdict_the_verdict_command_prints(
+    decided_store: Path,
+) -> None:
+    html = report_of(decided_store)
+    with valuechain.open(decided_store, read_only=True) as store:
+        (run,) = store.runs()["run_id"]
+        # what `verdict --format json` prints
+        document = orjson.loads(store.verdict(run).summary.to_json())
+    printed = {
+        (c["caseId"], f"{c['executionVariant']['provider']}/{c['executionVariant']['model']}"):
+            c["verdict"]
+        for c in document["decision"]["cases"]
+    }  # fmt: skip
+    cells = _verdict_cells(html)
+    assert "<th>verdict</th>" in html
+    assert cells and all(verdict == printed[(case, model)] for case, model, verdict in cells)
+    # a case with a failing trial can still pass its threshold: the column is the decision's
+    assert {verdict for _, _, verdict in cells} == {"failed", "passed"}
+    assert "no decision" not in {verdict for _, _, verdict in cells}
+
+
+def test_a_case_without_a_decision_reads_no_decision(demo_store: Path) -> None:
+    html = report_of(demo_store, runs=[DEMO_RUN])
+    assert "notEstablished" in outline(html)  # the run decided nothing
+    cells = _verdict_cells(html)
+    assert len(cells) == 2 and {verdict for _, _, verdict in cells} == {"no decision"}
+    assert 'data-verdict="none"' in html and 'class="v-none"' in html
 
 
 def test_not_measured_is_labelled_never_a_number(trend_store: Path, history_html: str) -> None:

@@ -3,7 +3,9 @@ failing trial, its chain with the cited evidence and its tool calls expected aga
 
 Every failing trial has an element id (`trial_anchor`); the funnel's failed bars and the
 reason table link to it. A link's state is the derived chain's, labelled in words: a
-notMeasured link reads "not measured", never a pass or a zero. Escaping is `el`'s.
+notMeasured link reads "not measured", never a pass or a zero. A case's verdict is the word
+`valuechain verdict` prints for it; a case the run's decision does not decide (no decision, a
+legacy result, not established) reads "no decision", never a pass or a fail. Escaping is `el`'s.
 """
 
 from __future__ import annotations
@@ -12,7 +14,12 @@ from typing import Any
 
 import orjson
 
-from valuechain.contract.labels import CATEGORY_LABELS, REASON_LABELS, STAGE_LABELS
+from valuechain.contract.labels import (
+    CATEGORY_LABELS,
+    REASON_LABELS,
+    STAGE_LABELS,
+    VERDICT_DECISION_REASON_LABELS,
+)
 from valuechain.contract.vocab import FailureCategory, Stage, StageReason
 from valuechain.contract.vocab_rules import FALLBACK_NEXT_ACTION, NEXT_ACTIONS
 from valuechain.report.html.failing_data import FailingCase, FailingTrial, RunFailures, ToolCalls
@@ -86,6 +93,26 @@ def _statuses(case: FailingCase) -> str:
     return ", ".join(f"{status} {n}" for status, n in sorted(case.statuses.items()))
 
 
+NO_DECISION = "no decision"
+
+
+def _verdict(case: FailingCase) -> Safe:
+    """The case × variant's verdict in the run's decision, its reason on hover."""
+    decided = case.verdict
+    if decided is None:
+        why = "the run's decision summary decides no verdict for this case × variant"
+        return el("td", {"class": "v-none", "data-verdict": "none", "title": why}, NO_DECISION)
+    why = (
+        f"{VERDICT_DECISION_REASON_LABELS[decided.reason]}: passed "
+        f"{decided.passed_trials} of {decided.eligible_trials} eligible trials"
+    )
+    return el(
+        "td",
+        {"class": f"v-{decided.verdict}", "data-verdict": decided.verdict, "title": why},
+        decided.verdict,
+    )
+
+
 def cases_table(prefix: str, failures: RunFailures) -> Safe:
     """One row per case × variant with a failing trial: most failing trials first."""
     head = el("h3", None, f"Failing cases ({len(failures.cases)})")
@@ -95,6 +122,7 @@ def cases_table(prefix: str, failures: RunFailures) -> Safe:
     heads = (
         "case",
         "model",
+        "verdict",
         "trials failed",
         "export status",
         "first failed link",
@@ -109,6 +137,7 @@ def cases_table(prefix: str, failures: RunFailures) -> Safe:
             None,
             el("td", None, named(c.case, c.case_id, "no case recorded")),
             el("td", None, c.variant or "not recorded"),
+            _verdict(c),
             el("td", {"class": "n"}, f"{c.failed} of {c.trials}"),
             el("td", None, _statuses(c)),
             el("td", None, _stage(c.stage)),
@@ -131,8 +160,8 @@ def cases_table(prefix: str, failures: RunFailures) -> Safe:
                     el(
                         "caption",
                         None,
-                        "cases with a trial that failed a link; link, reason and category of "
-                        "the most common first failure",
+                        "cases with a trial that failed a link; their verdict in the run's "
+                        "decision; link, reason and category of the most common first failure",
                     ),
                     el("thead", None, el("tr", None, *(el("th", None, h) for h in heads))),
                     el("tbody", None, *rows),

@@ -4,7 +4,9 @@ Read through the query layer: `query.trials.run_trials` (each trial's case, vari
 failed link, reason and category), `query.trial.trial_view` (one trial's chain with its
 evidence), and two report reads of ``sql/query`` — the names beside the ids (case id, suite
 name) and the tool calls expected against those made, with the export's matcher result.
-Nothing is re-derived: a state, reason or category here is the derived chain's.
+Nothing is re-derived: a state, reason or category here is the derived chain's, and a case's
+verdict is its `CaseAggregation` in the run's decision summary (`query.verdict`, what
+`valuechain verdict` prints), matched by case id and provider/model.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ import duckdb
 import orjson
 import polars as pl
 
+from valuechain.contract.verdict import CaseAggregation
 from valuechain.contract.vocab import Stage
 from valuechain.query.statements import query_rows
 from valuechain.query.trial import TrialView, trial_view
 from valuechain.query.trials import run_trials
+from valuechain.query.verdict import VerdictView
+from valuechain.report.verdict import case_variant
 
 # Chains rendered per run at most: the file stays small; the rest are named by a command.
 TRIAL_CAP: Final = 50
@@ -73,6 +78,7 @@ class FailingCase:
     reason: str | None
     category: str | None
     trial_ids: tuple[str, ...]  # the failing trials, by id
+    verdict: CaseAggregation | None = None  # None: the decision (if any) does not decide it
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +121,23 @@ def _mode(values: list[Any]) -> Any:
     return counted.most_common(1)[0][0] if counted else None
 
 
-def _cases(trials: pl.DataFrame, case_ids: dict[str, str | None]) -> tuple[FailingCase, ...]:
+def case_verdicts(
+    verdict: VerdictView | None,
+) -> dict[tuple[str, str | None], CaseAggregation]:
+    """(case id, variant) → the case's aggregation in the run's decision; empty when the run
+    has no decision (no summary, or one that records none: undecided, a legacy result)."""
+    if verdict is None:
+        return {}
+    return {(case.case_id, case_variant(case) or None): case for case, _ in verdict.statistics}
+
+
+def _cases(
+    trials: pl.DataFrame,
+    case_ids: dict[str, str | None],
+    verdicts: dict[tuple[str, str | None], CaseAggregation],
+) -> tuple[FailingCase, ...]:
     found: list[FailingCase] = []
-    for (case, variant), group in trials.group_by(["case", "variant"], maintain_order=True):
+    for (case, model), group in trials.group_by(["case", "variant"], maintain_order=True):
         failing = group.filter(pl.col("failed"))
         if failing.is_empty():
             continue
@@ -129,11 +149,13 @@ def _cases(trials: pl.DataFrame, case_ids: dict[str, str | None]) -> tuple[Faili
             else pl.col("first_failed_stage") == stage
         )
         ids = tuple(str(t) for t in failing["trial_id"])
+        case_id = case_ids.get(ids[0])
+        variant = None if model is None else str(model)
         found.append(
             FailingCase(
                 case=str(case),
-                case_id=case_ids.get(ids[0]),
-                variant=None if variant is None else str(variant),
+                case_id=case_id,
+                variant=variant,
                 trials=group.height,
                 failed=failing.height,
                 statuses=dict(Counter(str(s) for s in group["status"].fill_null("not recorded"))),
@@ -141,16 +163,22 @@ def _cases(trials: pl.DataFrame, case_ids: dict[str, str | None]) -> tuple[Faili
                 reason=_mode(at_stage["reason"].to_list()),
                 category=_mode(at_stage["category"].to_list()),
                 trial_ids=ids,
+                verdict=None if case_id is None else verdicts.get((case_id, variant)),
             )
         )
     return tuple(sorted(found, key=lambda c: (-c.failed, c.case, c.variant or "")))
 
 
 def run_failures(
-    con: duckdb.DuckDBPyConnection, run_id: str, *, cap: int = TRIAL_CAP
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    *,
+    verdict: VerdictView | None = None,
+    cap: int = TRIAL_CAP,
 ) -> RunFailures:
     """The run's failing cases and trials (a trial fails when any link of its derived chain
-    failed); chains and tool calls for the first ``cap`` failing trials, by failed link."""
+    failed); chains and tool calls for the first ``cap`` failing trials, by failed link.
+    ``verdict``: the run's decision summary, whose case verdicts the failing cases carry."""
     names = query_rows(con, "query/report_trial_names.sql", {"run_id": run_id})
     case_ids = {str(r["trial_id"]): r["case_id"] for r in names}
     suite_name = _mode([r["suite_name"] for r in names])
@@ -182,4 +210,9 @@ def run_failures(
         )
         for r in shown.iter_rows(named=True)
     )
-    return RunFailures(suite_name, _cases(frame, case_ids), trials, failing.height - shown.height)
+    return RunFailures(
+        suite_name,
+        _cases(frame, case_ids, case_verdicts(verdict)),
+        trials,
+        failing.height - shown.height,
+    )

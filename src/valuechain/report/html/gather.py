@@ -134,7 +134,8 @@ def _run_report(con: duckdb.DuckDBPyConnection, row: dict[str, Any]) -> RunRepor
     coverage = (
         coverage_frame(con, coverage_request(run=run_id)) if row["suite_id"] is not None else None
     )
-    return RunReport(run_id, row, document, verdict, missing, coverage, run_failures(con, run_id))
+    failures = run_failures(con, run_id, verdict=verdict)
+    return RunReport(run_id, row, document, verdict, missing, coverage, failures)
 
 
 def _partitions(series: pl.DataFrame, runs: set[str] | None) -> tuple[Partition, ...]:
