@@ -160,6 +160,18 @@ def test_pages(store: Path) -> None:
     assert len(ids) == len(set(ids)) == 30
 
 
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_suggested_commands_read_the_store_named(store: Path, fmt: str) -> None:
+    """The next page and the trials to look at are suggested on the store the command line
+    named (issue 41.5: hints keep the user's --store)."""
+    text = run("verdict", "run-many", "--format", fmt, "--store", store).stdout
+    flat = " ".join(text.split())
+    named = f"valuechain --store {store} "
+    assert f"{named}verdict run-many --page" in flat
+    if fmt == "table":
+        assert f"{named}trial " in flat and f"{named}trials run-many" in flat
+
+
 def test_the_table_says_what_it_counted(store: Path) -> None:
     out = run("--store", store, "verdict", "run-inconclusive").stdout
     assert "INCONCLUSIVE" in out

@@ -9,6 +9,7 @@ from typing import Final
 import click
 
 from valuechain.cli.app import main, open_store, out
+from valuechain.cli.messages import with_store
 from valuechain.cli.options import (
     CHAINS,
     examples,
@@ -84,11 +85,11 @@ def verdict(
     if fmt == "json":
         write_json(view.summary.to_json())
     elif fmt == "markdown":
-        sys.stdout.write(verdict_markdown(view))
+        sys.stdout.write(verdict_markdown(view, with_store))
     elif fmt == "junit":
         sys.stdout.write(verdict_junit(view))
     else:
-        out.print(render_verdict(view))
+        out.print(render_verdict(view, with_store))
     if view.summary.verdict in fail_on:
         click.echo(f"verdict {view.summary.verdict.value}: listed in --fail-on", err=True)
         ctx.exit(VERDICT_EXIT)

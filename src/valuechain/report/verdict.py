@@ -12,7 +12,7 @@ of diagnostics with the next owner of each non-passing trial. An empty complete 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Final
 from xml.etree import ElementTree as ET
 
@@ -203,14 +203,22 @@ def item_cells(item: DiagnosticItem, variants: Mapping[str, str]) -> list[str]:
     return [item.iteration_id, title, variant, result, where, item.next_action]
 
 
+# what a suggested command becomes: the caller's own options put in (the CLI: its --store)
+Suggest = Callable[[str], str]
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
 ITEM_HEADERS: Final = ("trial", "case", "variant", "status/result", "chain", "next action")
 
 
-def next_page_line(view: VerdictView) -> str | None:
+def next_page_line(view: VerdictView, suggest: Suggest = _as_is) -> str | None:
     cursor = view.summary.diagnostics.next_cursor
     if cursor is MISSING:
         return None
-    return f"next page: valuechain verdict {view.summary.run_id} --page {cursor}"
+    return suggest(f"next page: valuechain verdict {view.summary.run_id} --page {cursor}")
 
 
 def _lines(view: VerdictView) -> Iterator[str]:
@@ -227,7 +235,9 @@ def _frame(headers: Sequence[str], rows: list[list[str]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=dict.fromkeys(headers, pl.String), orient="row")
 
 
-def render_verdict(view: VerdictView) -> RenderableType:
+def render_verdict(view: VerdictView, suggest: Suggest = _as_is) -> RenderableType:
+    """The verdict for the terminal; ``suggest`` puts into each command it suggests what the
+    command line that asked gave (its ``--store``)."""
     s = view.summary
     parts: list[RenderableType] = [
         Text(f"{s.verdict.value.upper()}  ", style=STYLES[s.verdict]) + Text(headline(s)),
@@ -247,12 +257,14 @@ def render_verdict(view: VerdictView) -> RenderableType:
         first = s.diagnostics.items[0].iteration_id
         parts.append(
             Text(
-                f"one in full: valuechain trial {first}; every trial of the run and where it "
-                f"stopped: valuechain trials {s.run_id}",
+                suggest(
+                    f"one in full: valuechain trial {first}; every trial of the run and where "
+                    f"it stopped: valuechain trials {s.run_id}"
+                ),
                 style="dim",
             )
         )
-    more = next_page_line(view)
+    more = next_page_line(view, suggest)
     if more:
         parts.append(Text(more))
     return Group(*parts)
@@ -271,7 +283,7 @@ def _md_row(cells: list[str] | tuple[str, ...]) -> str:
     return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
 
 
-def verdict_markdown(view: VerdictView) -> str:
+def verdict_markdown(view: VerdictView, suggest: Suggest = _as_is) -> str:
     s = view.summary
     out = [f"### valuechain verdict: **{s.verdict.value}**", "", headline(s), ""]
     out += [f"- {line}" for line in _lines(view)]
@@ -287,7 +299,7 @@ def verdict_markdown(view: VerdictView) -> str:
     if s.diagnostics.items:
         out += ["", _md_row(ITEM_HEADERS), _md_row(["---"] * len(ITEM_HEADERS))]
         out += [_md_row(item_cells(item, view.variants)) for item in s.diagnostics.items]
-    more = next_page_line(view)
+    more = next_page_line(view, suggest)
     if more:
         out += ["", f"`{more.removeprefix('next page: ')}` for the next page"]
     return "\n".join(out) + "\n"
