@@ -41,15 +41,39 @@ def prompt_summaries_of(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def prompt_index(span: dict[str, Any]) -> int:
     index = span.get("promptIndex")
-    return index if isinstance(index, int) and not isinstance(index, bool) and index >= 0 else 0
+    return index if type(index) is int and index >= 0 else 0  # a bool is no index
+
+
+# JSON's numbers as parsed (a bool is no number); `type` over `isinstance`: this runs for every
+# time of every span
+_NUMBERS = frozenset({int, float})
 
 
 def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return type(value) in _NUMBERS
 
 
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+# the attributes every span of a kind carries, made once
+_TURN = string_attr("mcp.app.span.role", "turn")
+_TOOL_CALL = (
+    string_attr("mcp.app.span.role", "tool_call"),
+    string_attr("openinference.span.kind", "TOOL"),
+)
+_TOOLS_CALL = string_attr("mcp.method.name", "tools/call")
+_LLM = (
+    string_attr("mcp.app.span.role", "llm"),
+    string_attr("openinference.span.kind", "LLM"),
+    string_attr("gen_ai.operation.name", "chat"),
+)
+_SDK_ERROR = string_attr("error.type", "sdk_error")
+_TOKENS = (
+    ("inputTokens", "gen_ai.usage.input_tokens"),
+    ("outputTokens", "gen_ai.usage.output_tokens"),
+)
 
 
 def turn_spans(
@@ -74,7 +98,7 @@ def turn_spans(
     for index in sorted(indexes or {0}):
         turns[index] = ids.span(f"turn {index}")
         start, end = bounds.get(index, (0, end_ms))
-        attrs = [string_attr("mcp.app.span.role", "turn"), int_attr("mcp.app.turn.index", index)]
+        attrs = [_TURN, int_attr("mcp.app.turn.index", index)]
         out.append(otlp_span(ids, turns[index], root, f"turn {index}", start, end, attrs))
     return turns
 
@@ -215,10 +239,9 @@ def _tool_span(
 ) -> Span:
     tool = name if isinstance(name, str) and name else "unknown"
     attrs = [
-        string_attr("mcp.app.span.role", "tool_call"),
-        string_attr("openinference.span.kind", "TOOL"),
+        *_TOOL_CALL,
         string_attr("tool.name", tool),
-        string_attr("mcp.method.name", "tools/call"),
+        _TOOLS_CALL,
         string_attr("mcp.app.tool.outcome", outcome),
     ]
     if outcome == "tool_error":
@@ -270,26 +293,22 @@ def llm_and_error_spans(
                     str(name)[:200],
                     start,
                     end,
-                    [string_attr("error.type", "sdk_error")],
+                    [_SDK_ERROR],
                     error=True,
                 )
             )
             continue
-        attrs = [
-            string_attr("mcp.app.span.role", "llm"),
-            string_attr("openinference.span.kind", "LLM"),
-            string_attr("gen_ai.operation.name", "chat"),
-        ]
-        if isinstance(span.get("modelId"), str):
-            attrs.append(string_attr("gen_ai.request.model", span["modelId"]))
-        for key, otel in (
-            ("inputTokens", "gen_ai.usage.input_tokens"),
-            ("outputTokens", "gen_ai.usage.output_tokens"),
-        ):
-            if isinstance(span.get(key), int) and not isinstance(span.get(key), bool):
-                attrs.append(int_attr(otel, span[key]))
-        if isinstance(span.get("stepIndex"), int):
-            attrs.append(int_attr("mcp.app.step.index", span["stepIndex"]))
+        attrs = [*_LLM]
+        model = span.get("modelId")
+        if isinstance(model, str):
+            attrs.append(string_attr("gen_ai.request.model", model))
+        for key, otel in _TOKENS:
+            tokens = span.get(key)
+            if isinstance(tokens, int) and not isinstance(tokens, bool):
+                attrs.append(int_attr(otel, tokens))
+        step = span.get("stepIndex")
+        if isinstance(step, int):
+            attrs.append(int_attr("mcp.app.step.index", step))
         out.append(
             otlp_span(
                 ids,

@@ -17,7 +17,7 @@ from typing import Any
 
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.clock import run_start_ns
-from valuechain.ingest.mcpjam.graders import Matcher, remembering
+from valuechain.ingest.mcpjam.graders import Grading, Matcher
 from valuechain.ingest.mcpjam.otlp import (
     PRODUCER,
     Attrs,
@@ -115,11 +115,11 @@ def job_spans(job: TrialJob, matcher: Matcher) -> tuple[list[list[Span]], list[Q
     """Each trial's spans (one OTLP request each, under the run's resource), and the results
     that could not be graded."""
     facts, requests, problems = job.facts, [], []
-    matcher = remembering(matcher)
+    grading = Grading(matcher)
     for t in job.trials:
         try:
             spans = trial_spans(
-                facts, t.result, t.case, t.content, t.variant, t.repetition, matcher
+                facts, t.result, t.case, t.content, t.variant, t.repetition, grading
             )
         except ValueError as exc:  # match options the matcher refuses (CONTRACT §2.4)
             problems.append(Quarantined(f"{t.path}.matchOptions", str(exc)))

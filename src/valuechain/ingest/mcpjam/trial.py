@@ -10,7 +10,7 @@ from typing import Any
 
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.graders import (
-    Matcher,
+    Grading,
     evaluator_errored,
     matcher_spans,
     predicate_spans,
@@ -58,7 +58,7 @@ def trial_spans(
     content: str,
     variant: tuple[str, str],
     repetition: int,
-    matcher: Matcher,
+    grading: Grading,
 ) -> list[Span]:
     """The trial's root span, then its turns, tool calls, LLM calls and graders."""
     provider, model = variant
@@ -82,13 +82,12 @@ def trial_spans(
         s.get("category") == "llm" and s.get("status") == "error" for s in trace_spans
     )
     llm_and_error_spans(ids, root_id, turns, trace_spans, spans)
-    prompts = matcher_spans(ids, root_id, turns, result, matcher, end_ms, spans)
-    predicates = predicate_spans(ids, root_id, result, end_ms, spans)
+    prompts = matcher_spans(ids, root_id, result, grading, end_ms, spans)
+    predicates = predicate_spans(ids, root_id, result, end_ms, grading, spans)
     attrs = [
-        string_attr("mcp.app.span.role", "trial"),
-        string_attr("openinference.span.kind", "CHAIN"),
+        *_TRIAL,
         *facts.attrs,
-        *_case_attrs(result, case, content, prompts, predicates),
+        *_case_attrs(result, case, content, prompts, predicates, grading.cases),
         string_attr("mcp.app.trial.id", trial_id),
         int_attr("mcp.app.trial.iteration_number", _iteration_number(result, repetition)),
         int_attr("mcp.app.trial.repetition", repetition),
@@ -96,12 +95,11 @@ def trial_spans(
             "mcp.app.trial.repetitions_configured", facts.repetitions[(case, f"{provider}/{model}")]
         ),
         string_attr("mcp.app.trial.variant_key", variant_key),
-        string_attr("mcp.app.trial.status", "completed"),
-        string_attr("mcp.app.trial.result", "passed" if result["passed"] else "failed"),
+        _COMPLETED,
+        _PASSED if result["passed"] else _FAILED,
         string_attr("mcp.app.variant.provider", provider),
         string_attr("mcp.app.variant.model", model),
-        string_attr("mcp.app.host.key", PRODUCER),
-        string_attr("mcp.app.host.name", "MCPJam SDK"),
+        *_HOST,
     ]
     error = result.get("error")
     if isinstance(error, str) and error.strip():
@@ -119,6 +117,16 @@ def trial_spans(
         attrs.append(string_attr("input.value", query))
     root = otlp_span(ids, root_id, None, "eval.trial", 0, end_ms, attrs)
     return [root, *spans]
+
+
+_TRIAL = (
+    string_attr("mcp.app.span.role", "trial"),
+    string_attr("openinference.span.kind", "CHAIN"),
+)
+_COMPLETED = string_attr("mcp.app.trial.status", "completed")
+_PASSED = string_attr("mcp.app.trial.result", "passed")
+_FAILED = string_attr("mcp.app.trial.result", "failed")
+_HOST = (string_attr("mcp.app.host.key", PRODUCER), string_attr("mcp.app.host.name", "MCPJam SDK"))
 
 
 def _duration(result: dict[str, Any], trace_spans: list[dict[str, Any]]) -> float:
@@ -154,14 +162,33 @@ def _case_attrs(
     content: str,
     expectations: list[list[Any]],
     predicates: list[dict[str, Any]],
+    seen: dict[tuple[Any, ...], Attrs],
 ) -> Attrs:
-    """The case's keys and its authored case, inferred as CONTRACT §2.3 does."""
-    negative = result.get("isNegativeTest") is True
-    expected = as_list(result.get("expectedToolCalls"))
-    kinds = [
+    """The case's keys and its authored case, inferred as CONTRACT §2.3 does; kept in
+    ``seen`` for the case's other trials. Besides the case and its content hash (of its
+    title, expected calls, negativity, expected output and match options:
+    `identity.case_content`), they depend only on whether the turns expect calls and on the
+    predicates' kinds."""
+    kinds = tuple(
         (r.get("predicate") or {}).get("type") if isinstance(r.get("predicate"), dict) else None
         for r in predicates
-    ]
+    )
+    key = (case, content, bool(expectations), any(expectations), kinds)
+    found = seen.get(key)
+    if found is None:
+        found = seen[key] = _authored(result, case, content, expectations, kinds)
+    return found
+
+
+def _authored(
+    result: dict[str, Any],
+    case: str,
+    content: str,
+    expectations: list[list[Any]],
+    kinds: tuple[Any, ...],
+) -> Attrs:
+    negative = result.get("isNegativeTest") is True
+    expected = as_list(result.get("expectedToolCalls"))
     expects_call = (
         bool(expected)
         or any(expectations)
