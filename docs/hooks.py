@@ -18,6 +18,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from valuechain.contract.issues import AGGREGATED, HINTS, TRIAL_HINTS, Code
+from valuechain.store import Database
+
 DOCS = Path(__file__).resolve().parent
 VIEWS_MARKER = "<!-- public views: generated -->"
 CODES_MARKER = "<!-- issue codes: generated -->"
@@ -59,8 +62,6 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
 
 def views_reference() -> str:
     """Every public view of a fresh store: a heading each, its columns in order with types."""
-    from valuechain.store import Database
-
     with tempfile.TemporaryDirectory() as folder, Database(Path(folder) / "fresh.duckdb") as db:
         rows = db.con.execute(
             "SELECT table_name, column_name, data_type FROM information_schema.columns "
@@ -80,8 +81,6 @@ def views_reference() -> str:
 
 def issue_codes() -> str:
     """The issue vocabulary: code, severity, what it means for the source (and the trial)."""
-    from valuechain.contract.issues import AGGREGATED, HINTS, TRIAL_HINTS, Code
-
     lines = ["| code | severity | hint |", "|---|---|---|"]
     for code in Code:
         hints = [h for h in (HINTS.get(code), TRIAL_HINTS.get(code)) if h]

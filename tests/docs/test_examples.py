@@ -216,3 +216,13 @@ def test_each_console_transcript_prints_what_it_shows(
         assert shown == "\n".join(line.rstrip() for line in expected.splitlines()), (
             f"{block.name}: $ {command}"
         )
+
+
+def test_the_readme_stays_short_and_its_links_lead_somewhere() -> None:
+    """The README is the landing page (issue 42.3): ≤ 200 lines, its detail in docs/."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 200
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    assert targets, "the README links into no docs page"
+    missing = [t for t in targets if "://" not in t and not (ROOT / t).exists()]
+    assert not missing, f"README.md links to files that do not exist: {missing}"
