@@ -4,8 +4,9 @@ drift from the code (issues 15 and 42).
 A block is fenced with its language: ``sh`` blocks run in bash (``set -e``), ``python`` blocks
 in the interpreter running the tests, ``console`` blocks are transcripts — each ``$`` command
 runs and its output (stdout and stderr, as a terminal shows them) must be the text under it,
-exactly — and ``text`` blocks are diagrams, not run. ``make`` lines run as ``make -n`` (the
-target exists and says what it would do: ``make test`` would run this very suite again).
+exactly — and ``text`` blocks are diagrams, ``json`` and ``ts`` the specs' data and code: not
+run. ``make`` lines run as ``make -n`` (the target exists and says what it would do:
+``make test`` would run this very suite again).
 
 The ``sh`` and ``python`` blocks of one page share one folder, in order, as a reader typing
 them would; each ``console`` transcript starts in a folder of its own. Every folder starts as
@@ -35,7 +36,7 @@ from valuechain.cli.app import err, out
 ROOT = Path(__file__).resolve().parents[2]
 # README.md and every page of the docs site (docs/**/*.md)
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-LANGUAGES = {"sh", "console", "python", "text"}
+LANGUAGES = {"sh", "console", "python", "text", "json", "ts"}
 _FENCE = re.compile(r"^```(\S*)\n(.*?)^```\n", re.M | re.S)
 
 

@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from docs.hooks import SPECS, anchors, resolve
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from docs.hooks import VIEWS_MARKER, views_reference
+
 from valuechain.store import Database
 
 PAGE = Path(__file__).resolve().parents[2] / "docs/reference/views.md"
