@@ -57,7 +57,7 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
         markdown = markdown.replace(VIEWS_MARKER, views_reference())
     if CODES_MARKER in markdown:
         markdown = markdown.replace(CODES_MARKER, issue_codes())
-    return _link_citations(markdown, page.file.src_uri)
+    return link_citations(markdown, page.file.src_uri)
 
 
 def views_reference() -> str:
@@ -94,7 +94,7 @@ def issue_codes() -> str:
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
 
-def _link_citations(markdown: str, src_uri: str) -> str:
+def link_citations(markdown: str, src_uri: str) -> str:
     """Prose citations as links; code blocks, inline code, headings and links stay as written."""
     here = posixpath.dirname(src_uri)
     out, fence = [], False

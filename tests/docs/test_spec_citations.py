@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from docs.hooks import SPECS, anchors, resolve
+from docs.hooks import SPECS, link_citations, anchors, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 CITING = [
@@ -56,3 +56,15 @@ def test_every_citation_resolves_to_a_spec_heading(path: Path) -> None:
     unresolved = [f"{doc} §{s}" for doc, s in named if resolve(doc, s) is None]
     unresolved += [f"§{s}" for s in bare if f"s{s}" not in every_anchor]
     assert not unresolved, f"{path.relative_to(ROOT)} cites sections no spec page has: {unresolved}"
+
+
+def test_the_site_links_prose_citations_and_leaves_code_as_written() -> None:
+    page = "Parity is CONTRACT §5.11; `CONTRACT §6` stays code; TRACE-FORMAT §3.10 is an extension"
+    linked = link_citations(f"{page}\n```text\nCONTRACT §5.11\n```", "concepts/parity.md")
+    assert linked.splitlines() == [
+        "Parity is [CONTRACT §5.11](../spec/contract.md#s5.11); `CONTRACT §6` stays code; "
+        "[TRACE-FORMAT §3.10](../spec/mcpjam-sdk.md#s3.10) is an extension",
+        "```text",
+        "CONTRACT §5.11",
+        "```",
+    ]
