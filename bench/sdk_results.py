@@ -2,7 +2,7 @@
 
 The SDK source is the captured 6.x EvalSuite report (``fixtures/producers/mcpjam-sdk``) with
 its 30 results repeated, each copy under its own iteration id, into one report; the OTLP source
-is exactly what that report translates to (docs/mcpjam-sdk.md §4), written as NDJSON. Both are
+is exactly what that report translates to (docs/spec/mcpjam-sdk.md §4), written as NDJSON. Both are
 imported (decode, store and derive) into fresh stores; the ratio is OTLP time per trial over
 SDK time per trial (≥ 1: the SDK import is at least as fast).
 """

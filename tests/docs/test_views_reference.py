@@ -1,47 +1,54 @@
-"""The README's list of public views and their columns is the store's, exactly (issue 21).
+"""The views reference is the store's, exactly (issues 21 and 42).
 
-The block after ``<!-- public views: generated -->`` in README.md is what `reference` makes of
-a fresh store's ``main`` schema: one entry per view, its columns in order. When a view
-changes, the failure prints the block to paste.
+docs/reference/views.md ends with ``<!-- public views: generated -->``, which the site's hook
+(``docs/hooks.py``) replaces with every view of a fresh store's ``main`` schema and its
+columns in order. The prose tables above it name views by hand: each must be one the store has.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
+
+from docs.hooks import VIEWS_MARKER, views_reference
 
 from valuechain.store import Database
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-MARKER = "<!-- public views: generated -->"
-WIDTH = 96
+PAGE = Path(__file__).resolve().parents[2] / "docs/reference/views.md"
 
 
-def reference(db: Database) -> str:
-    """Every view of the public schema and its columns, wrapped at `WIDTH`."""
-    rows = db.con.execute(
-        "SELECT table_name, string_agg(column_name, ', ' ORDER BY ordinal_position) "
-        "FROM information_schema.columns JOIN information_schema.tables USING "
-        "(table_catalog, table_schema, table_name) "
-        "WHERE table_schema = 'main' AND table_type = 'VIEW' GROUP BY ALL ORDER BY 1"
-    ).fetchall()
-    entries = [
-        textwrap.fill(f"{name}: {columns}", WIDTH, subsequent_indent="    ")
-        for name, columns in rows
-    ]
-    return "\n".join(entries) + "\n"
-
-
-def documented() -> str:
-    text = README.read_text()
-    assert MARKER in text, f"README.md lost its {MARKER} line"
-    found = re.search(r"```text\n(.*?)```\n", text[text.index(MARKER) :], re.S)
-    assert found is not None, f"no ```text block after {MARKER}"
-    return found[1]
-
-
-def test_the_readme_lists_every_public_view_with_its_columns(tmp_path: Path) -> None:
+def _store_views(tmp_path: Path) -> dict[str, list[str]]:
     with Database(tmp_path / "fresh.duckdb") as db:
-        actual = reference(db)
-    assert documented() == actual, f"paste this after {MARKER}:\n```text\n{actual}```"
+        rows = db.con.execute(
+            "SELECT table_name, list(column_name ORDER BY ordinal_position) "
+            "FROM information_schema.columns JOIN information_schema.tables USING "
+            "(table_catalog, table_schema, table_name) "
+            "WHERE table_schema = 'main' AND table_type = 'VIEW' GROUP BY ALL ORDER BY 1"
+        ).fetchall()
+    return dict(rows)
+
+
+def test_the_generated_reference_lists_every_view_with_its_columns_in_order(
+    tmp_path: Path,
+) -> None:
+    rendered = views_reference()
+    listed: dict[str, list[str]] = {}
+    for section in re.split(r"^### ", rendered, flags=re.M)[1:]:
+        name = re.match(r"`(\w+)`", section)
+        assert name is not None, section[:80]
+        listed[name[1]] = re.findall(r"^\| `(\w+)` \|", section, flags=re.M)
+    assert listed == _store_views(tmp_path)
+
+
+def test_the_page_keeps_its_generated_part() -> None:
+    assert PAGE.read_text().rstrip().endswith(VIEWS_MARKER)
+
+
+def test_every_view_the_prose_tables_name_exists(tmp_path: Path) -> None:
+    text = PAGE.read_text()
+    named = set()
+    for cell in re.findall(r"^\| (`[^|]*`) \|", text, flags=re.M):
+        named |= set(re.findall(r"`(\w+)`", cell))
+    assert named, "the page's tables name no view"
+    missing = named - set(_store_views(tmp_path))
+    assert not missing, f"docs/reference/views.md names views the store has not: {missing}"

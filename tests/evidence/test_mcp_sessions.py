@@ -1,4 +1,4 @@
-"""Plain traces (docs/TRACE-FORMAT-3.8.md, issue 39.2): a session joins traces into one trial,
+"""Plain traces (docs/spec/trace-format-3.8.md, issue 39.2): a session joins traces into one trial,
 a failure of unknown origin reads as a transport failure without a code, a redacted export
 leaves User value not measured, traceloop spans are read by their own keys."""
 

@@ -1,4 +1,4 @@
-"""The README's claim "any DuckDB client from 1.2.0 on reads the store" (issue 15), checked
+"""The docs' claim "any DuckDB client from 1.2.0 on reads the store" (issue 15), checked
 from the file itself: its main header carries the storage version number DuckDB 1.2.0 reads
 (65; DuckDB 2.0's own default, 999 in the header, is refused by every client before 2.0)."""
 
@@ -14,7 +14,7 @@ from valuechain.store.sandbox import STORAGE_COMPATIBILITY
 
 # DuckDB's storage version numbers, by the oldest release that reads them (its storage_info).
 READABLE_FROM = {64: "v1.0.0", 65: "v1.2.0"}
-MINIMUM_CLIENT = "1.2.0"  # as README.md states it
+MINIMUM_CLIENT = "1.2.0"  # as docs/getting-started/using-it.md states it
 
 
 def _header_version(path: Path) -> int:
@@ -43,6 +43,6 @@ def test_a_new_store_is_written_in_the_format_the_oldest_named_client_reads(
     assert tags["storage_version"] == f"{STORAGE_COMPATIBILITY}+"
 
 
-def test_the_readme_names_the_same_minimum() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert f"DuckDB client from {MINIMUM_CLIENT} on" in readme
+def test_the_docs_name_the_same_minimum() -> None:
+    page = Path(__file__).resolve().parents[2] / "docs/getting-started/using-it.md"
+    assert f"DuckDB client from {MINIMUM_CLIENT} on" in page.read_text()

@@ -56,7 +56,7 @@ def decode(
     """Decode one export's bytes into Arrow span tables, issues and accounting (pure).
 
     MCPJam SDK results (a report, an array or NDJSON of results, reporter bodies as NDJSON)
-    are translated as ``import`` translates them (docs/mcpjam-sdk.md §4): the same trials,
+    are translated as ``import`` translates them (docs/spec/mcpjam-sdk.md §4): the same trials,
     keyed the same; ``source`` names the suite of loose results, as a file's name does. A run
     with no SDK-made id starts at a fixed instant here, where ``import`` takes the file's
     modification time (§4.1).

@@ -1,4 +1,5 @@
-"""The authored case of a trial: as the export sends it, else inferred (CONTRACT §2.3, §3.8).
+"""The authored case of a trial: as the export sends it, else inferred (CONTRACT §2.3;
+TRACE-FORMAT §3.8).
 
 TRACE-FORMAT §3.7: `authored.*` is copied from `mcp.app.authored.*`; when the producer did
 not send it, it is inferred from the case keys and grader rows the export does carry, by

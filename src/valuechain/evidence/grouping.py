@@ -11,7 +11,7 @@ the earliest orphan (`W_MULTIPLE_ROOTS` when there are several parentless spans)
 every span has a parent in the trace has a cycle (`E_PARENT_CYCLE`). Each of these issues is
 reported once per trace.
 
-A session joins foreign traces (issue 39; the project's docs/TRACE-FORMAT-3.8.md): traces of
+A session joins foreign traces (issue 39; the project's docs/spec/trace-format-3.8.md): traces of
 one import source that carry the same `mcp.session.id` — else the same
 `gen_ai.conversation.id`, else `session.id`, each trace read by the first of these keys any
 of its spans carries — are one trial, rooted at the earliest of their roots, every trace kept

@@ -18,7 +18,7 @@ renamed file carries on from the offset the live one had reached. A live file ro
 its new records were being read is left for the next round (the path may by then name the
 next live file, whose bytes were read instead): nothing of it is kept or recorded.
 
-MCPJam SDK results (docs/mcpjam-sdk.md) are refused, once a file and session: a run's keys
+MCPJam SDK results (docs/spec/mcpjam-sdk.md) are refused, once a file and session: a run's keys
 (its id without an SDK-made one, repetitions, case set, config revision, trials expected) are
 decided from all its results, so a run read in appended slices would become several runs.
 They are imported whole, by ``import``.

@@ -1,5 +1,5 @@
 """MCPJam SDK results as import sources: the translator handed derive's matcher, and the
-streaming reporter's bodies saved one a file joined into one source (docs/mcpjam-sdk.md §2)."""
+streaming reporter's bodies saved one a file joined into one source (docs/spec/mcpjam-sdk.md §2)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def sdk_results_for(path: Path) -> SdkTranslator:
 
 def received_ns(path: Path) -> int | None:
     """When the source was received: the start of an MCPJam SDK run whose payload says no
-    time (docs/mcpjam-sdk.md §4.1) — a file's modification time; a pipe's, now; None when
+    time (docs/spec/mcpjam-sdk.md §4.1) — a file's modification time; a pipe's, now; None when
     the file cannot be looked at (its import says why)."""
     try:
         status = path.stat()
@@ -48,7 +48,7 @@ def reporter_runs(files: list[Path], tmp: Path) -> list[tuple[Path, str | None]]
     """The files to import, each with its ledger name (None: its own path). The MCPJam SDK
     streaming reporter's bodies saved one a file (``runs/start``, ``runs/iterations`` …,
     ``runs/finalize``, in name order in one folder) are one run: they are joined, as NDJSON,
-    into one source named for the first (docs/mcpjam-sdk.md §2); a re-import of the same
+    into one source named for the first (docs/spec/mcpjam-sdk.md §2); a re-import of the same
     files joins the same bytes, so it changes nothing."""
     out: list[tuple[Path, str | None]] = []
     group: list[Path] = []

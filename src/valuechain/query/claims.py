@@ -1,4 +1,4 @@
-"""The producer's own verdict set beside the derived chain (``verify``, docs/mcpjam-sdk.md §5).
+"""The producer's own verdict set beside the derived chain (``verify``, docs/spec/mcpjam-sdk.md §5).
 
 MCPJam SDK results carry no chain, only the SDK's claim: `passed`, which the SDK computes with
 `finalizePassedForEval` (6d550c0 sdk/src/eval-tool-execution.ts:213; the same in 1.14.0): a

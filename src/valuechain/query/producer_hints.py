@@ -1,4 +1,4 @@
-"""Which producer setting would supply an identity a run lacks (docs/mcpjam-sdk.md §3).
+"""Which producer setting would supply an identity a run lacks (docs/spec/mcpjam-sdk.md §3).
 
 An MCPJam SDK run's run group comes from the `ci` block of the SDK's reporting config; without
 `ci.pipelineId` it stays absent and blocks every comparison (`missingRunGroup`, CONTRACT §5.11).

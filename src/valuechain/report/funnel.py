@@ -31,7 +31,9 @@ from valuechain.contract.vocab import MaterializationState, StageExclusionClass
 from valuechain.report.columns import Col
 from valuechain.report.tables import FittedTable
 
-NOT_MEASURED: Final = "not measured"  # as the README's legend and every table say it
+NOT_MEASURED: Final = (
+    "not measured"  # as the docs' legend (docs/concepts/chain.md) and every table say it
+)
 UNLABELLED: Final = "(unlabelled)"  # display word only; the document stores null (§5.2)
 
 

@@ -147,8 +147,8 @@ def _evidence(evidence: dict[str, object]) -> str:
 
 # Why a link after the first failed one can still read passed (CONTRACT §1.2, reason 15): the
 # chain stops counting value there, yet a later link with evidence of its own keeps what it
-# measured; only a link that decided nothing is not reached. The README and the notebook say it
-# in these words.
+# measured; only a link that decided nothing is not reached. The docs (concepts/chain.md) and
+# the notebook say it in these words.
 LATER_LINKS = (
     "after {stage}, {links} still read as measured: a later link with evidence of its own keeps "
     "its state; only a link that decided nothing is not reached. Value stopped at {stage} all "

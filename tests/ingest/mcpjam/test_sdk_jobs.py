@@ -1,5 +1,5 @@
 """An SDK source cut into many jobs on the decode workers imports exactly as one job in this
-process (docs/mcpjam-sdk.md §4): the same trials, spans, chains, and the same quarantine."""
+process (docs/spec/mcpjam-sdk.md §4): the same trials, spans, chains, and the same quarantine."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Two reports of one suite compare when their identities match, and are blocked by the right
-blockers when they do not (CONTRACT §5.11; docs/mcpjam-sdk.md §3), end to end from SDK bodies.
+blockers when they do not (CONTRACT §5.11; docs/spec/mcpjam-sdk.md §3), end to end from SDK bodies.
 
 The captured reports carry no `ci` block, so they lack a run group (`missingRunGroup`, and
 compare / trend name the SDK option that supplies it). Regenerating them with `ci` set needs a

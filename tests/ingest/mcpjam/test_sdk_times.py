@@ -1,4 +1,4 @@
-"""SDK runs in time (docs/mcpjam-sdk.md §4.1): a run starts at the `Date.now()` of its
+"""SDK runs in time (docs/spec/mcpjam-sdk.md §4.1): a run starts at the `Date.now()` of its
 SDK-made id, else of its results' iteration ids, else when its file was written — so `trend`
 orders runs by when they ran, not by run id or import order."""
 

@@ -2,7 +2,7 @@
 bodies: per trial whether they agree (both fail, or neither does) and, in words, why not.
 
 The expected disagreements are those of fixtures/producers/mcpjam-sdk/README.md ("Resulting
-`passed` values" against the per-trial chains) and docs/mcpjam-sdk.md §5.
+`passed` values" against the per-trial chains) and docs/spec/mcpjam-sdk.md §5.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""MCPJam SDK results as an import source (docs/mcpjam-sdk.md).
+"""MCPJam SDK results as an import source (docs/spec/mcpjam-sdk.md).
 
 `SdkTranslator` turns a source whose first bytes are SDK results into OTLP NDJSON under the
 `mcp.app.*` convention: `read` parses the source and groups it into runs (in the importing

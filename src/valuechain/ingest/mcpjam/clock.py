@@ -1,4 +1,4 @@
-"""When an SDK run started: what its trials' span offsets count from (docs/mcpjam-sdk.md §4).
+"""When an SDK run started: what its trials' span offsets count from (docs/spec/mcpjam-sdk.md §4).
 
 SDK payloads carry no wall-clock time field: trace span times are ms offsets from the prompt's
 start. The SDK's own run id holds one, though: when the caller passes none, the SDK makes it

@@ -8,7 +8,7 @@ table, so a job skips writing its NDJSON text and reading it again. `requests_ta
 null string value, or the word in a string where it looks like a null token,
 `native_parts.null_tokens`), or a value Arrow cannot hold — the caller then writes the text
 and decodes it as before. It also measures the text that is not written: the place of a later
-job's issues counts across it (docs/mcpjam-sdk.md §4).
+job's issues counts across it (docs/spec/mcpjam-sdk.md §4).
 """
 
 from __future__ import annotations

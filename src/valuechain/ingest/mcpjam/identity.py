@@ -1,4 +1,4 @@
-"""Run, case and parity identities of SDK results (docs/mcpjam-sdk.md §3).
+"""Run, case and parity identities of SDK results (docs/spec/mcpjam-sdk.md §3).
 
 Every identity is a hash of what the payload says, never a constant; one the payload cannot
 supply (a run group without CI metadata) stays absent, and CONTRACT §5.11 blocks on it.

@@ -1,4 +1,4 @@
-"""SDK results → OTLP/JSON under the `mcp.app.*` eval convention (docs/mcpjam-sdk.md §4).
+"""SDK results → OTLP/JSON under the `mcp.app.*` eval convention (docs/spec/mcpjam-sdk.md §4).
 
 Each result becomes one trace — a trial root (`trial`), a turn per prompt index, the trace's
 LLM and tool spans (`trace`), one matcher grader per turn and one grader per predicate row

@@ -2,7 +2,7 @@
 
 A source of SDK results is read whole in the importing process (`SdkTranslator.read`: one
 parse, its runs and their keys), then cut into jobs of consecutive trials of one run. A
-worker translates its job into OTLP requests, one a trial (docs/mcpjam-sdk.md §4), and
+worker translates its job into OTLP requests, one a trial (docs/spec/mcpjam-sdk.md §4), and
 decodes them at once, so translation runs on the workers, in parallel, and only the decoded
 tables cross back. Where the native path takes them, the requests are built straight into
 the table Arrow's JSON reader would make of their NDJSON lines (`mcpjam.columns`), and

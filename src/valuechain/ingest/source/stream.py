@@ -137,7 +137,7 @@ class SourceStream:
         return head
 
     def _sdk_parts(self, translator: SdkTranslator, data: bytearray) -> Iterator[PartResult]:
-        """MCPJam SDK results (docs/mcpjam-sdk.md §4): read here, then translated and decoded
+        """MCPJam SDK results (docs/spec/mcpjam-sdk.md §4): read here, then translated and decoded
         a job of trials at a time on the workers (`sdk_parts`), in order; positions count
         across the jobs' NDJSON as if it were one translated source. The parse's millions of
         acyclic values are frozen (`gc.freeze`) until the source is decoded: no collection

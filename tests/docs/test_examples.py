@@ -1,12 +1,14 @@
-"""Every code block of README.md runs, doctest-style, so the README cannot drift (issue 15).
+"""Every code block of README.md and of every docs page runs, doctest-style, so no page can
+drift from the code (issues 15 and 42).
 
 A block is fenced with its language: ``sh`` blocks run in bash (``set -e``), ``python`` blocks
 in the interpreter running the tests, ``console`` blocks are transcripts — each ``$`` command
 runs and its output (stdout and stderr, as a terminal shows them) must be the text under it,
-exactly — and ``text`` blocks are diagrams, not run. ``make`` lines run as ``make -n`` (the
-target exists and says what it would do: ``make test`` would run this very suite again).
+exactly — and ``text`` blocks are diagrams, ``json`` and ``ts`` the specs' data and code: not
+run. ``make`` lines run as ``make -n`` (the target exists and says what it would do:
+``make test`` would run this very suite again).
 
-The ``sh`` and ``python`` blocks of the README share one folder, in order, as a reader typing
+The ``sh`` and ``python`` blocks of one page share one folder, in order, as a reader typing
 them would; each ``console`` transcript starts in a folder of its own. Every folder starts as
 ``make demo`` leaves the checkout: the demo store ``valuechain-demo.duckdb`` and nothing else.
 Commands run at 80 columns, without ``VALUECHAIN_STORE``. A plain ``valuechain …`` command
@@ -32,8 +34,9 @@ from valuechain.cli import main
 from valuechain.cli.app import err, out
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
-LANGUAGES = {"sh", "console", "python", "text"}
+# README.md and every page of the docs site (docs/**/*.md)
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+LANGUAGES = {"sh", "console", "python", "text", "json", "ts"}
 _FENCE = re.compile(r"^```(\S*)\n(.*?)^```\n", re.M | re.S)
 
 
@@ -41,18 +44,25 @@ _FENCE = re.compile(r"^```(\S*)\n(.*?)^```\n", re.M | re.S)
 class Block:
     language: str
     text: str
-    line: int  # where it starts in README.md
+    line: int  # where it starts in its page
+    page: str  # the page, relative to the repository
 
     @property
     def name(self) -> str:
-        return f"README.md:{self.line} ({self.language})"
+        return f"{self.page}:{self.line} ({self.language})"
 
 
-def blocks() -> list[Block]:
-    source = README.read_text()
+def blocks(page: Path) -> list[Block]:
+    source = page.read_text()
+    where = page.relative_to(ROOT).as_posix()
     return [
-        Block(m[1], m[2], source.count("\n", 0, m.start()) + 1) for m in _FENCE.finditer(source)
+        Block(m[1], m[2], source.count("\n", 0, m.start()) + 1, where)
+        for m in _FENCE.finditer(source)
     ]
+
+
+def _pages_with(*languages: str) -> list[Path]:
+    return [p for p in PAGES if any(b.language in languages for b in blocks(p))]
 
 
 def _env() -> dict[str, str]:
@@ -86,15 +96,20 @@ def _fresh(demo: Path, into: Path) -> Path:
 
 
 def test_every_block_says_what_it_is() -> None:
-    found = blocks()
-    assert found, "README.md has no code block"
-    untagged = [b.name for b in found if b.language not in LANGUAGES]
+    assert blocks(ROOT / "README.md"), "README.md has no code block"
+    untagged = [b.name for p in PAGES for b in blocks(p) if b.language not in LANGUAGES]
     assert not untagged, f"fence each block as one of {sorted(LANGUAGES)}: {untagged}"
 
 
-def test_the_shell_and_python_blocks_run_in_order(demo: Path, tmp_path: Path) -> None:
+RUNNING = _pages_with("sh", "python")
+
+
+@pytest.mark.parametrize("page", RUNNING, ids=[p.relative_to(ROOT).as_posix() for p in RUNNING])
+def test_the_shell_and_python_blocks_of_a_page_run_in_order(
+    page: Path, demo: Path, tmp_path: Path
+) -> None:
     folder = _fresh(demo, tmp_path / "session")
-    for block in blocks():
+    for block in blocks(page):
         if block.language == "sh":
             _run_sh(block, folder)
         elif block.language == "python":
@@ -112,7 +127,7 @@ def _run_sh(block: Block, folder: Path) -> None:
 
 
 def _run_python(block: Block, folder: Path) -> None:
-    script = folder / f"readme_{block.line}.py"
+    script = folder / f"block_{block.line}.py"
     script.write_text(block.text)
     done = subprocess.run(
         [sys.executable, script.name], cwd=folder, env=_env(), capture_output=True, check=False
@@ -188,7 +203,7 @@ def _complete(command: str) -> bool:
     return True
 
 
-CONSOLE = [b for b in blocks() if b.language == "console"]
+CONSOLE = [b for p in PAGES for b in blocks(p) if b.language == "console"]
 
 
 @pytest.mark.parametrize("block", CONSOLE, ids=[b.name for b in CONSOLE])
@@ -202,3 +217,13 @@ def test_each_console_transcript_prints_what_it_shows(
         assert shown == "\n".join(line.rstrip() for line in expected.splitlines()), (
             f"{block.name}: $ {command}"
         )
+
+
+def test_the_readme_stays_short_and_its_links_lead_somewhere() -> None:
+    """The README is the landing page (issue 42.3): ≤ 200 lines, its detail in docs/."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 200
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    assert targets, "the README links into no docs page"
+    missing = [t for t in targets if "://" not in t and not (ROOT / t).exists()]
+    assert not missing, f"README.md links to files that do not exist: {missing}"
