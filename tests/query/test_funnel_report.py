@@ -38,3 +38,4 @@ def test_a_run_without_a_suite_says_so_not_none(store: Funnels) -> None:
 def test_a_missing_document_renders_unmeasured(store: Funnels) -> None:
     text = funnel_text(analytics_document(store.con, "old"), run_id="old")
     assert "UNMEASURED" in text and "not an empty funnel" in text
+    assert not set(text) & set("╭╮╰╯│─"), "plain, as every other message: no box"

@@ -14,7 +14,6 @@ from typing import Final
 
 from pydantic import MISSING
 from rich.console import Console, Group, RenderableType
-from rich.panel import Panel
 from rich.text import Text
 
 from valuechain.contract.documents import SliceRow, StageAnalyticsV1
@@ -189,13 +188,11 @@ def render_funnel(
     """
     if document is None:
         version = "" if analyzer is None else f" at analyzer {analyzer}"
-        return Panel(
-            Text(
-                f"UNMEASURED: run {run_id} has no stage analytics for {chains} chains{version}. "
-                "A missing document is not an empty funnel.",
-                style="bold yellow",
-            ),
-            title="stage funnel",
+        # plain, as every other table and message (issue 41.5: one style, no box)
+        return Text(
+            f"UNMEASURED: run {run_id} has no stage analytics for {chains} chains{version}. "
+            "A missing document is not an empty funnel.",
+            style="bold yellow",
         )
     rows = [r for r in document.slices if slice in ("all", r.slice.dimension)]
     parts: list[RenderableType] = [_header(document, chains, completeness)]
