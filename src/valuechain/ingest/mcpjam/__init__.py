@@ -26,8 +26,8 @@ from valuechain.ingest.mcpjam.payloads import (
 from valuechain.ingest.mcpjam.translate import (
     TrialJob,
     job_spans,
-    translate,
     translate_job,
+    translate_runs,
     trial_jobs,
 )
 
@@ -107,5 +107,5 @@ class SdkTranslator:
         if read.refused is not None:
             return Translation(refused=read.refused)
         runs = len(read.runs)
-        lines, problems = translate(read.runs, self.matcher, self.received_ns)
+        lines, problems = translate_runs(read.runs, self.matcher, self.received_ns)
         return Translation(lines, [*read.quarantined, *problems], runs=runs)

@@ -35,7 +35,7 @@ from valuechain.ingest.mcpjam.trial import RunFacts, trial_spans
 SCHEMA_VERSION = 1
 
 
-def translate(
+def translate_runs(
     runs: list[SdkRun], matcher: Matcher, received_ns: int | None = None
 ) -> tuple[bytes, list[Quarantined]]:
     """NDJSON of OTLP requests, one per trial, and the results that could not be graded."""
