@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from docs.hooks import SPECS, link_citations, anchors, resolve
+from docs.hooks import SPECS, anchors, link_citations, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 CITING = [

@@ -34,7 +34,8 @@ def decode_export(
     sdk: SdkTranslator | None = None,
 ) -> DecodedSource:
     """Decode one export (bytes of a file, or one parsed request) into span tables; with
-    ``sdk``, MCPJam SDK results are translated first, as the import does (docs/spec/mcpjam-sdk.md)."""
+    ``sdk``, MCPJam SDK results are translated first, as the import does
+    (docs/spec/mcpjam-sdk.md)."""
     options = options or DecodeOptions()
     if isinstance(data, dict) and sdk is not None:
         encoded = _sdk_bytes(data)

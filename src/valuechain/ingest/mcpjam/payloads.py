@@ -1,4 +1,5 @@
-"""MCPJam SDK results, recognised by their shape and grouped into runs (docs/spec/mcpjam-sdk.md §1–§2).
+"""MCPJam SDK results, recognised by their shape and grouped into runs
+(docs/spec/mcpjam-sdk.md §1–§2).
 
 What the SDK writes (both generations: the published ``@mcpjam/sdk@1.14.0`` and the repository's
 6.x, ``sdk/src/eval-reporting-types.ts``): one ``EvalResultInput``, an array of them, a
