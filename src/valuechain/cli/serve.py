@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import UTC, datetime
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import click
@@ -10,6 +12,7 @@ import click
 from valuechain.cli.app import main, out, store_path
 from valuechain.cli.messages import summary
 from valuechain.cli.options import examples, interval_option
+from valuechain.errors import UsageError
 from valuechain.serve.options import TOKEN_ENV
 
 if TYPE_CHECKING:
@@ -17,6 +20,7 @@ if TYPE_CHECKING:
     from valuechain.store import Database
 
 _MIB = 1 << 20
+SERVE_HINT = "install the extra: pip install 'valuechain[serve]'"
 
 
 @main.command()
@@ -90,9 +94,9 @@ def serve(
     from valuechain.ingest.decode import DecodeOptions
     from valuechain.pipeline.imports import ImportOptions
     from valuechain.serve.options import Limits, ServeOptions
-    from valuechain.serve.server import serve as run  # starlette and uvicorn: only here
     from valuechain.store import Database
 
+    run = server_module().serve
     path = store_path(ctx)
     choice = ctx.find_root().obj
     options = ServeOptions(
@@ -120,6 +124,23 @@ def serve(
 
     received = run(path, options, open_store, say=_say, on_cycle=report)
     summary(f"stopped: {received} requests received; every one answered 200 is in {path}")
+
+
+def server_module() -> ModuleType:
+    """``valuechain.serve.server``, or a `UsageError` naming the extra when the HTTP server's
+    libraries (the serve extra: uvicorn, Starlette, google.rpc) are not installed."""
+    try:
+        import uvicorn  # noqa: F401 (started by the server; checked here, before the store opens)
+
+        # by name, so a module already loaded does not hide a library gone since (the tests)
+        server = importlib.import_module("valuechain.serve.server")
+    except ImportError as exc:
+        raise UsageError(
+            "valuechain serve",
+            f"the HTTP server is not installed ({exc.name} is missing)",
+            SERVE_HINT,
+        ) from exc
+    return server
 
 
 def _say(text: str) -> None:

@@ -165,14 +165,9 @@ def _stoppable(uvicorn: Any) -> Any:
 
 
 def _server_library() -> Any:
-    try:
-        import uvicorn  # noqa: PLC0415 (the serve extra, loaded by the command that needs it)
-    except ImportError as exc:
-        raise UsageError(
-            "serve",
-            f"the HTTP server is not installed ({exc.name} is missing)",
-            "pip install 'valuechain[serve]'",
-        ) from exc
+    # the serve extra: the command checked it is installed (cli/serve.py, server_module)
+    import uvicorn  # noqa: PLC0415
+
     return uvicorn
 
 

@@ -11,14 +11,15 @@ from staged tables the same way.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 import duckdb
-import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from valuechain.contract.issues import HINTS, Code, Issue, issues_table
 from valuechain.contract.ledger import Accounting, SourceLedger
@@ -93,13 +94,24 @@ def with_sources(
     each table, issues included) as one batch: the issues as a table, and every row a source
     owns marked with its id, from ``first_id`` on (one column a table, not one a source)."""
     staged = {**tables, "issues": issues_table(issues)}
-    ids = np.arange(first_id, first_id + len(counts), dtype=np.int32)
     for name in SOURCE_TABLES:
         if name in staged:
-            column = pa.array(np.repeat(ids, [c.get(name, 0) for c in counts]), SOURCE_ID)
+            column = _repeated(first_id, [c.get(name, 0) for c in counts])
             field = pa.field("source_id", SOURCE_ID, False)
             staged[name] = staged[name].append_column(field, column)
     return staged
+
+
+def _repeated(first_id: int, counts: Sequence[int]) -> pa.Array:
+    """``first_id + k`` repeated ``counts[k]`` times, for every ``k``: a run-end encoded array
+    decoded by Arrow in one pass (numpy's repeat would do it too, but numpy is not a
+    dependency of the base install). Empty runs are left out: run ends must increase."""
+    runs = [(first_id + k, count) for k, count in enumerate(counts) if count]
+    if not runs:
+        return pa.array([], SOURCE_ID)
+    ends = pa.array(list(itertools.accumulate(count for _, count in runs)), pa.int64())
+    ids = pa.array([source_id for source_id, _ in runs], SOURCE_ID)
+    return pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(ends, ids))
 
 
 def write_staged(db: Database, params: dict[str, Any], staged: Mapping[str, pa.Table]) -> Written:
