@@ -13,8 +13,8 @@ from valuechain.cli.options import examples, interval_option
 from valuechain.serve.options import TOKEN_ENV
 
 if TYPE_CHECKING:
+    from valuechain.api.store import Database
     from valuechain.serve.importer import Cycle
-    from valuechain.store import Database
 
 _MIB = 1 << 20
 
@@ -87,11 +87,9 @@ def serve(
     batch is committed). Ctrl-C or SIGTERM: requests in flight are answered, the spool
     imported, exit 0.
     """
-    from valuechain.ingest.decode import DecodeOptions
-    from valuechain.pipeline.imports import ImportOptions
-    from valuechain.serve.options import Limits, ServeOptions
+    from valuechain import api
+    from valuechain.serve.options import Limits, ServeOptions, import_options
     from valuechain.serve.server import serve as run  # starlette and uvicorn: only here
-    from valuechain.store import Database
 
     path = store_path(ctx)
     choice = ctx.find_root().obj
@@ -101,11 +99,11 @@ def serve(
         token=token or None,
         interval=interval,
         limits=Limits(max_body=max_body * _MIB, max_decompressed=max_decompressed * _MIB),
-        imports=ImportOptions(decode=DecodeOptions(workers=workers)),
+        imports=import_options(workers),
     )
 
     def open_store() -> Database:
-        return Database(path, memory_limit=choice.memory_limit, wait=options.wait)
+        return api.open(path, memory_limit=choice.memory_limit, wait=options.wait).db
 
     def report(cycle: Cycle) -> None:
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
