@@ -18,6 +18,7 @@ from click.core import ParameterSource
 from rich.text import Text
 
 from valuechain._version import __version__
+from valuechain.api.store import default_store_path, memory_limit_bytes
 from valuechain.cli.interrupts import (
     NOTHING_CHANGED,
     ROLLED_BACK,
@@ -41,8 +42,6 @@ from valuechain.cli.options import examples, wait_option, waited
 from valuechain.cli.output import write_output
 from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.output_formats import Format
-from valuechain.store.location import default_store_path
-from valuechain.store.memory_limit import memory_limit_bytes
 
 if TYPE_CHECKING:
     import polars as pl
@@ -102,7 +101,7 @@ class Boundary(click.Group):
             except (SystemExit, click.exceptions.Exit, click.exceptions.NoArgsIsHelpError):
                 raise
             except BaseException as exc:
-                from valuechain.store.interrupt import is_interruption
+                from valuechain.api.store import is_interruption
 
                 # after Ctrl-C, whatever unwound the command (a stopped query's error too)
                 if ctrl_c.presses or is_interruption(exc):
@@ -113,7 +112,7 @@ class Boundary(click.Group):
                     fail_with(exc)
                 duckdb = sys.modules.get("duckdb")  # loaded once a command opened the store
                 if duckdb is not None and isinstance(exc, duckdb.Error):  # a full disk, …
-                    from valuechain.store.disk import storage_error
+                    from valuechain.api.store import storage_error
 
                     storage = storage_error(exc, str(store_path(ctx)))
                     if storage is not None:
@@ -206,7 +205,7 @@ def open_store(
     on a read-only open and, on a writable one, derived before the command runs (unless
     ``settle`` is off: ``import`` does it itself and reports it in its summary)."""
     from valuechain import api  # the engines load with the first store opened
-    from valuechain.store import STORE_SCHEMA_VERSION
+    from valuechain.api.store import STORE_SCHEMA_VERSION
 
     choice: StoreChoice = ctx.obj
     interruption_note(NOTHING_CHANGED if read_only else ROLLED_BACK)

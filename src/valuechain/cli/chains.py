@@ -31,8 +31,7 @@ from valuechain.report.output_formats import Format
 if TYPE_CHECKING:
     import polars as pl
 
-    from valuechain.query.claims import ProducerClaims
-    from valuechain.query.trial import TrialView
+    from valuechain.api.commands import ProducerClaims, TrialView
 
 
 # ---------------------------------------------------------------------------- chains

@@ -78,7 +78,7 @@ def compare(
             f"not comparable ({why}), so --fail-on regression cannot decide",
             _blocked_hint(comparison),
         )
-    from valuechain.query.compare import regression
+    from valuechain.api.commands import regression
 
     found = regression(comparison)
     if found:

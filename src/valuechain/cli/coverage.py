@@ -24,7 +24,7 @@ def coverage(ctx: click.Context, suite: str | None, run: str | None, lint: bool,
     """Per link: cases that author a check able to decide it, trials measured there vs
     notApplicable / notMeasured / notReached, advisory checks beside it, links no case can
     decide (with the kinds that would), and checks that make a link ungradable."""
-    from valuechain.query.coverage import coverage_request
+    from valuechain.api.commands import coverage_request
     from valuechain.report.coverage import coverage_json, lint_json, render_coverage, render_lint
 
     coverage_request(suite=suite, run=run)  # bad values fail before the store is opened

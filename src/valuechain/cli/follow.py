@@ -16,7 +16,7 @@ from valuechain.cli.messages import aside, summary
 from valuechain.cli.options import interval_option
 
 if TYPE_CHECKING:
-    from valuechain.pipeline.follow import FollowRound
+    from valuechain.api.commands import FollowRound
 
 FOLLOW = click.option(
     "--follow",

@@ -7,6 +7,7 @@ from typing import Final
 
 import click
 
+from valuechain.api.commands import Phase
 from valuechain.cli.app import emit, main, open_store, out
 from valuechain.cli.messages import compact_option, summary
 from valuechain.cli.options import (
@@ -23,7 +24,6 @@ from valuechain.cli.options import (
 from valuechain.cli.output import write_json
 from valuechain.cli.progress import working
 from valuechain.errors import UsageError
-from valuechain.pipeline.progress import Phase
 from valuechain.report.output_formats import Format
 
 

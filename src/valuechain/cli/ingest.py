@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from valuechain.api.store import NOT_AN_EXPORT_NAME
 from valuechain.cli.app import emit, main, open_store, out, store_path
 from valuechain.cli.follow import FOLLOW, INTERVAL, run_follow
 from valuechain.cli.messages import quiet, say_error
 from valuechain.cli.options import ALLOW_FILES, ANALYZER, FORMAT, OUTPUT, WIDE, examples
 from valuechain.cli.progress import PhaseBar
 from valuechain.contract.words import plural
-from valuechain.ingest.source.read import NOT_AN_EXPORT_NAME
 from valuechain.report.output_formats import Format
 
 if TYPE_CHECKING:
     from valuechain import api
-    from valuechain.pipeline.imports import ImportReport
+    from valuechain.api.commands import ImportReport
 
 
 # ---------------------------------------------------------------------------- import
@@ -102,7 +102,7 @@ def import_cmd(
         run_follow(ctx, follow, interval, analyzer=analyzer, **options)
         return
     if not store_path(ctx).exists():  # nothing to read: no new, empty store either
-        from valuechain.pipeline.imports import ImportReport, plan
+        from valuechain.api.commands import ImportReport, plan
 
         files, missing, skipped = plan(paths, pipes=True)
         if not files:

@@ -26,8 +26,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from valuechain.api.commands import UNITS, Phase
 from valuechain.cli.messages import err, quiet
-from valuechain.pipeline.progress import UNITS, Phase
 
 
 class _Done(ProgressColumn):

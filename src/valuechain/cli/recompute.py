@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING
 
 import click
 
+from valuechain.api.commands import BatchesDone
 from valuechain.cli.app import main, open_store, out
 from valuechain.cli.messages import quiet
 from valuechain.cli.options import ANALYZER, SOME_RUNS, examples, require_runs
 from valuechain.cli.progress import PhaseBar
 from valuechain.contract.words import plural
-from valuechain.pipeline.progress import BatchesDone
 from valuechain.report.columns import Col
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from valuechain.pipeline.recompute import RecomputeResult
+    from valuechain.api.commands import RecomputeResult
 
 FLIP_COLUMNS = (
     Col("stage"),

@@ -16,8 +16,8 @@ from valuechain.errors import UsageError
 from valuechain.serve.options import TOKEN_ENV
 
 if TYPE_CHECKING:
+    from valuechain.api.store import Database
     from valuechain.serve.importer import Cycle
-    from valuechain.store import Database
 
 _MIB = 1 << 20
 SERVE_HINT = "install the extra: pip install 'valuechain[serve]'"
@@ -91,10 +91,8 @@ def serve(
     batch is committed). Ctrl-C or SIGTERM: requests in flight are answered, the spool
     imported, exit 0.
     """
-    from valuechain.ingest.decode import DecodeOptions
-    from valuechain.pipeline.imports import ImportOptions
-    from valuechain.serve.options import Limits, ServeOptions
-    from valuechain.store import Database
+    from valuechain import api
+    from valuechain.serve.options import Limits, ServeOptions, import_options
 
     run = server_module().serve
     path = store_path(ctx)
@@ -105,11 +103,11 @@ def serve(
         token=token or None,
         interval=interval,
         limits=Limits(max_body=max_body * _MIB, max_decompressed=max_decompressed * _MIB),
-        imports=ImportOptions(decode=DecodeOptions(workers=workers)),
+        imports=import_options(workers),
     )
 
     def open_store() -> Database:
-        return Database(path, memory_limit=choice.memory_limit, wait=options.wait)
+        return api.open(path, memory_limit=choice.memory_limit, wait=options.wait).db
 
     def report(cycle: Cycle) -> None:
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from valuechain.api.commands import Phase
+from valuechain.api.store import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV
 from valuechain.cli.app import main, open_store, out, store_path
 from valuechain.cli.messages import summary
 from valuechain.cli.options import DOCUMENT, examples
 from valuechain.cli.output import write_json
 from valuechain.cli.progress import working
 from valuechain.contract.words import number, plural
-from valuechain.pipeline.progress import Phase
-from valuechain.store.memory_limit import DEFAULT_MEMORY_LIMIT, MEMORY_LIMIT_ENV
 
 if TYPE_CHECKING:
-    from valuechain.store.maintenance import StoreInfo
+    from valuechain.api.store import StoreInfo
 
 say = partial(out.print, highlight=False, soft_wrap=True)
 COUNTS = frozenset({"spans", "bytes", "trials", "traces"})  # listed columns printed as counts
@@ -178,7 +178,7 @@ def purge_content(ctx: click.Context, dry_run: bool) -> None:
 def migrate(ctx: click.Context, dry_run: bool, no_backup: bool) -> None:
     """Upgrade an older store to this valuechain's schema: a copy is migrated and swapped in
     only once complete; the old file is kept beside it unless --no-backup."""
-    from valuechain.store.maintenance import migrate_store
+    from valuechain.api.store import migrate_store
 
     with working(Phase.MIGRATE, str(store_path(ctx))):
         migration = migrate_store(
@@ -196,7 +196,7 @@ def migrate(ctx: click.Context, dry_run: bool, no_backup: bool) -> None:
 )
 def vacuum(ctx: click.Context, dry_run: bool) -> None:
     """Reclaim the space deletes freed (the store is copied compactly and swapped in)."""
-    from valuechain.store.maintenance import vacuum_store
+    from valuechain.api.store import vacuum_store
 
     with working(Phase.VACUUM, str(store_path(ctx))):
         result = vacuum_store(store_path(ctx), memory_limit=_limit(ctx), dry_run=dry_run)

@@ -252,7 +252,7 @@ LEGEND = "passed, failed: measured · not reached, not measured, not applicable:
 def _tour(store: api.Store, path: Path) -> None:
     """What the demo store holds: spans by role, a run's funnel, a failing trial, then the
     weekly history's regression compared with the week before, and its trend."""
-    from valuechain.query.trend import trend_request
+    from valuechain.api.commands import trend_request
     from valuechain.report.compare import render_comparison
     from valuechain.report.funnel import render_funnel
     from valuechain.report.tables import fitted_table

@@ -23,7 +23,7 @@ from valuechain.report.output_formats import Format
 
 def _since(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     """A --since that is no date is a malformed command line (exit 2), not a failed query."""
-    from valuechain.query.trend import parse_since
+    from valuechain.api.commands import parse_since
 
     try:
         parse_since(value)
@@ -64,7 +64,7 @@ def trend(
     fmt: str,
 ) -> None:
     """Rates per stage over time, runs partitioned by parity keys; blocked runs and why."""
-    from valuechain.query.trend import trend_request
+    from valuechain.api.commands import trend_request
     from valuechain.report.trend import render_trend, trend_json
 
     request = trend_request(  # bad values fail before the store is opened

@@ -21,10 +21,12 @@ class Limits:
     decoding: int = 8  # bodies read and decoded at once (the rest wait: memory stays bounded)
 
 
-def _import_options() -> ImportOptions:
-    from valuechain.pipeline.imports import ImportOptions  # noqa: PLC0415 (light at start-up)
+def import_options(workers: int = 0) -> ImportOptions:
+    """The import's options with ``workers`` decode workers (the engines load only here)."""
+    from valuechain.ingest.decode import DecodeOptions  # noqa: PLC0415 (light at start-up)
+    from valuechain.pipeline.imports import ImportOptions  # noqa: PLC0415
 
-    return ImportOptions()
+    return ImportOptions(decode=DecodeOptions(workers=workers))
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,4 +37,4 @@ class ServeOptions:
     interval: float = 1.0  # seconds between import cycles (readers get the store between)
     wait: float = 600.0  # how long a cycle waits for a command holding the store
     limits: Limits = field(default_factory=Limits)
-    imports: ImportOptions = field(default_factory=_import_options)
+    imports: ImportOptions = field(default_factory=import_options)
