@@ -1,7 +1,8 @@
 -- The producer's own verdict beside valuechain's derived chain, per trial of an MCPJam SDK run
 -- (`verify`, docs/mcpjam-sdk.md §5): the SDK's `passed` (`mcp.app.trial.result`), the derived
 -- chain at $analyzer, and the evidence that says why the two may differ — the model's error,
--- the tools that failed, the predicate rows that failed, each matcher turn.
+-- the tools that failed, the predicate rows that failed, each matcher turn — and the SDK's
+-- score rows (`mcp.app.claim.scores`, JSON text: 6.x only), its claim beside `passed`.
 -- Inputs: $run, a run id or NULL for every run; $analyzer, the derived chains' version.
 -- Grain: one row per trial whose spans come from an `mcpjam-sdk/*` export producer.
 -- Reads: main.trials, main.spans, main.attributes, main.stage_chain, main.trial_outcome.
@@ -41,7 +42,8 @@ span_facts AS (
         max(a.string_value) FILTER (WHERE a.key = 'mcp.app.trial.error')           AS trial_error,
         max(a.string_value)
             FILTER (WHERE a.key = 'mcp.app.trial.step_error.source')               AS step_error_source,
-        max(a.string_value) FILTER (WHERE a.key = 'mcp.app.match.extra_tool_calls') AS extra_tool_calls
+        max(a.string_value) FILTER (WHERE a.key = 'mcp.app.match.extra_tool_calls') AS extra_tool_calls,
+        max(a.string_value) FILTER (WHERE a.key = 'mcp.app.claim.scores')          AS score_claims
     FROM main.spans s
     JOIN trial_scope t USING (trace_id)
     LEFT JOIN main.attributes a ON a.owner_type = 'span' AND a.owner_row = s.span_row
@@ -53,6 +55,7 @@ evidence AS (
         max(trial_error) FILTER (WHERE mcp_app_role = 'trial')                     AS trial_error,
         max(step_error_source) FILTER (WHERE mcp_app_role = 'trial')               AS step_error_source,
         max(extra_tool_calls) FILTER (WHERE mcp_app_role = 'trial')                AS extra_tool_calls,
+        max(score_claims) FILTER (WHERE mcp_app_role = 'trial')                    AS score_claims,
         list(name ORDER BY span_row) FILTER (WHERE error_type = 'sdk_error')        AS model_errors,
         list({'tool': tool_name, 'outcome': tool_outcome} ORDER BY span_row)
             FILTER (WHERE mcp_app_role = 'tool_call' AND tool_outcome <> 'ok')      AS tool_failures,
@@ -88,6 +91,7 @@ SELECT
     e.trial_error,
     e.step_error_source,
     e.extra_tool_calls,
+    e.score_claims,
     coalesce(e.model_errors, [])        AS model_errors,
     coalesce(e.tool_failures, [])       AS tool_failures,
     coalesce(e.failed_predicates, [])   AS failed_predicates,

@@ -258,6 +258,14 @@ SPAN_KEYS: Mapping[str, Kind] = MappingProxyType(
     }
 )
 
+# The producer's own claims beside its verdict (`mcp.app.trial.result`), on the trial root:
+# carried for `verify` (read as long rows there), never read by the derivation, so not wide.
+CLAIM_KEYS: Mapping[str, Kind] = MappingProxyType(
+    {
+        "mcp.app.claim.scores": _J,  # MCPJam SDK 6.x score rows (docs/spec/mcpjam-sdk.md §4)
+    }
+)
+
 # Indexed contract keys: `mcp.app.stages.<i>.<field>` and `mcp.app.measurements.<i>.<field>`.
 STAGE_KEY: Final = re.compile(r"^mcp\.app\.stages\.(\d+)\.(.+)$")
 MEASUREMENT_KEY: Final = re.compile(r"^mcp\.app\.measurements\.(\d+)\.(.+)$")
@@ -291,6 +299,7 @@ CONTRACT_KEY_KINDS: Mapping[str, Kind] = MappingProxyType(
         **{key: kind for key, kind in RESOURCE_KEYS.items() if key.startswith("mcp.app.")},
         **{key: kind for key, (kind, _) in ROOT_KEYS.items()},
         **SPAN_KEYS,
+        **CLAIM_KEYS,
     }
 )
 

@@ -4,7 +4,10 @@ MCPJam SDK results carry no chain, only the SDK's claim: `passed`, which the SDK
 `finalizePassedForEval` (6d550c0 sdk/src/eval-tool-execution.ts:213; the same in 1.14.0): a
 failing predicate fails it; then, unless `failOnToolError` is `false` (the default is strict),
 an iteration error or a tool failure in the trace fails it; else the test function's own answer
-stands. The reader keeps that claim (`mcp.app.trial.result`) and valuechain derives the chain
+stands. In 6.x `passed` is derived from the gating score rows alone (6d550c0
+sdk/src/EvalTest.ts:694, `scoresPassed` sdk/src/scorers/run.ts:151); the reader keeps those rows
+too (`mcp.app.claim.scores`, each marked whether it fails the SDK's gate) and names the failing
+ones. The reader keeps that claim (`mcp.app.trial.result`) and valuechain derives the chain
 from the evidence, so the two can differ. Per trial this module says whether they agree — both
 fail, or neither does — and, in plain words drawn from the evidence, why they differ (or, when
 both fail, where each side puts the failure). The rules are tables, first match wins.
@@ -107,6 +110,30 @@ def _predicate_words(rows: list[dict[str, Any]]) -> str:
     return "; ".join(f"{p['type']}: {p['reason'] or 'no reason given'}" for p in rows)
 
 
+def _failing_scores(facts: Facts) -> list[dict[str, Any]]:
+    """The SDK's score rows that fail its gate (6.x; none in 1.14.0)."""
+    return [r for r in facts["scores"] or () if r["gate_failed"]]
+
+
+def _score_words(rows: list[dict[str, Any]]) -> str:
+    words = []
+    for r in rows:
+        reason = f" ({r['reason']})" if r["reason"] else ""
+        if r["role"] is None:
+            words.append(f"{r['scorer_id']} joins no definition of the evaluation config")
+        elif r["status"] == "scored":
+            words.append(
+                f"{r['scorer_id']} scored {_num(r['value'])} < {_num(r['pass_threshold'])}{reason}"
+            )
+        else:
+            words.append(f"{r['scorer_id']} {r['status']}{reason}")
+    return "; ".join(words)
+
+
+def _num(value: float | None) -> str:
+    return "?" if value is None else f"{value:g}"
+
+
 def _model_error(facts: Facts) -> str:
     message = facts["trial_error"] or next(iter(facts["model_errors"]), None)
     if not message:
@@ -128,6 +155,13 @@ SDK_FAILED_CHAIN_DID_NOT: Final[tuple[Rule, ...]] = (
         lambda f: (
             f"provider error: the model call failed{_model_error(f)}; the SDK fails the "
             "iteration, the chain measures no link (notMeasured: providerError)"
+        ),
+    ),
+    Rule(
+        lambda f: bool(_failing_scores(f)),
+        lambda f: (
+            f"gating score failed: {_score_words(_failing_scores(f))}; the SDK's passed is its "
+            "gating scores, the chain found no failed link"
         ),
     ),
     Rule(
@@ -238,7 +272,12 @@ def why(facts: Facts) -> str | None:
         rules = CHAIN_FAILED_SDK_DID_NOT
     else:
         return None
-    return next(rule.say(facts) for rule in rules if rule.applies(facts))
+    said = next(rule.say(facts) for rule in rules if rule.applies(facts))
+    failing = _failing_scores(facts)
+    if sdk_failed and failing and not said.startswith("gating score failed"):
+        # the SDK's own reason beside the evidence's: the rows that failed its gate
+        said += "; the SDK's failing gating scores: " + ", ".join(r["scorer_id"] for r in failing)
+    return said
 
 
 # ------------------------------------------------------------------------------ the read
@@ -286,7 +325,46 @@ CLAIM_COLUMNS: Final = (
     "first_failed_reason",
     "agrees",
     "why",
+    "scores",
 )
+# One SDK score row as `--claims` gives it (`mcp.app.claim.scores`, docs/spec/mcpjam-sdk.md §4):
+# its column, the row's JSON key, and the JSON type it must have (else it reads as absent)
+_TEXT, _FLAG, _NUMBER = (str,), (bool,), (int, float)
+SCORE_FIELDS: Final[dict[str, tuple[str, pl.DataType, tuple[type, ...]]]] = {
+    "scorer_id": ("scorerId", pl.String(), _TEXT),
+    "label": ("label", pl.String(), _TEXT),
+    "role": ("role", pl.String(), _TEXT),
+    "status": ("status", pl.String(), _TEXT),
+    "value": ("value", pl.Float64(), _NUMBER),
+    "pass_threshold": ("passThreshold", pl.Float64(), _NUMBER),
+    "passed": ("passed", pl.Boolean(), _FLAG),
+    "gate_failed": ("gateFailed", pl.Boolean(), _FLAG),
+    "reason": ("reason", pl.String(), _TEXT),
+    "prompt_index": ("promptIndex", pl.Int64(), (int,)),
+}
+SCORE_ROW: Final = pl.Struct({name: dtype for name, (_, dtype, _) in SCORE_FIELDS.items()})
+
+
+def score_rows(text: str | None) -> list[dict[str, Any]] | None:
+    """The trial's score rows from the root's JSON text; None when the SDK sent none."""
+    try:
+        rows = orjson.loads(text) if text is not None else None
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(rows, list):
+        return None
+    return [
+        {name: _typed(r.get(key), types) for name, (key, _, types) in SCORE_FIELDS.items()}
+        for r in rows
+        if isinstance(r, dict)
+    ]
+
+
+def _typed(value: Any, types: tuple[type, ...]) -> Any:
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        return None
+    number: Any = value  # an int or a float when float is among the types
+    return float(number) if float in types else value
 
 
 def producer_claims(
@@ -298,6 +376,7 @@ def producer_claims(
     ).to_dicts()
     rows = []
     for f in facts:
+        f["scores"] = score_rows(f["score_claims"])
         stage = f["first_failed_stage"]
         derived = derived_result(f)
         rows.append(
@@ -308,10 +387,12 @@ def producer_claims(
                 "first_failed_reason": _reason_at(f, stage) if stage else None,
                 "agrees": (f["producer_result"] == "failed") == (derived == "failed"),
                 "why": why(f),
+                "scores": f["scores"],
             }
         )
-    schema = {c: pl.String for c in CLAIM_COLUMNS} | {
-        "repetition": pl.Int32,
-        "agrees": pl.Boolean,
+    schema: dict[str, pl.DataType] = {c: pl.String() for c in CLAIM_COLUMNS} | {
+        "repetition": pl.Int32(),
+        "agrees": pl.Boolean(),
+        "scores": pl.List(SCORE_ROW),
     }
     return ProducerClaims(pl.DataFrame(rows, schema=schema))

@@ -26,6 +26,7 @@ from valuechain.ingest.mcpjam.otlp import (
     otlp_span,
     string_attr,
 )
+from valuechain.ingest.mcpjam.scores import claims_attr
 from valuechain.ingest.mcpjam.trace import (
     as_list,
     is_number,
@@ -112,6 +113,9 @@ def trial_spans(
         attrs.append(bool_attr("mcp.app.evidence.trace_lacks_span_channel", True))
     if evaluator_errored(result):
         attrs.append(bool_attr("mcp.app.evidence.evaluator_errored", True))
+    scores = claims_attr(result)
+    if scores is not None:  # the SDK's claim beside `passed`; never read by the derivation
+        attrs.append(scores)
     query = result.get("query")
     if isinstance(query, str):
         attrs.append(string_attr("input.value", query))
