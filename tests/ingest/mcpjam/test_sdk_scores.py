@@ -14,7 +14,12 @@ import pytest
 from cli_runner import run
 
 import valuechain
-from valuechain.ingest.mcpjam.scores import REASON_CHARS, definition_hash, score_claims
+from valuechain.ingest.mcpjam.scores import (
+    REASON_CHARS,
+    definition_hash,
+    evaluator_error,
+    score_claims,
+)
 
 SDK = Path(__file__).resolve().parents[3] / "fixtures" / "producers" / "mcpjam-sdk"
 REPORT = (
@@ -69,7 +74,11 @@ def _scored_result(errored: bool = True) -> dict[str, Any]:
     latency = _definition("custom:latency", "gating", 1)
     moot = _definition("custom:moot", "gating", 1)
     metadata = result["metadata"]
-    metadata["evaluationConfig"]["definitions"] += [clear, tone, style, latency, moot]
+    # without its error row, the latency scorer is not configured (a gating definition with no
+    # row at all is an evaluator error too, CONTRACT §6.2)
+    metadata["evaluationConfig"]["definitions"] += [clear, tone, style, moot]
+    if errored:
+        metadata["evaluationConfig"]["definitions"].append(latency)
     metadata["scores"] += [
         _row(clear, "scored", value=0.9, passed=True, rationale="clear"),
         _row(
@@ -189,14 +198,18 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def test_score_rows_are_a_claim_the_chain_never_reads(tmp_path: Path) -> None:
-    # an errored gating row is evidence (`evaluatorErrored`, CONTRACT §6.2, read before the
-    # rows were kept): left out here, the rows change no link
+    # what a row scored (its value, its passed, its rationale) decides no link: only an
+    # errored or missing gating row is evidence (`evaluatorErrored`, CONTRACT §6.2)
     quiet = _scored_result(errored=False)
-    bare = copy.deepcopy(quiet)
-    del bare["metadata"]["scores"]
+    flipped = copy.deepcopy(quiet)
+    for row in flipped["metadata"]["scores"]:
+        if row.get("status") == "scored":
+            row["passed"] = not row.get("passed")
+            row["value"] = 1 - row.get("value", 0)
+            row["rationale"] = "read otherwise"
     scored = _import(tmp_path, [quiet], "quiet")
     chain = _chains(scored)
-    assert chain == _chains(_import(tmp_path, [bare], "bare"))
+    assert chain == _chains(_import(tmp_path, [flipped], "flipped"))
     assert {state for _, _, state, _ in chain} <= {"passed", "notApplicable"}
     with valuechain.open(scored, read_only=True) as s:
         (text,) = s.sql(
@@ -205,6 +218,56 @@ def test_score_rows_are_a_claim_the_chain_never_reads(tmp_path: Path) -> None:
         issues = s.sql("SELECT count(*) FROM issues WHERE code = 'W_UNKNOWN_CONTRACT_KEY'").row(0)
     assert orjson.loads(text) == score_claims(quiet)
     assert issues == (0,)
+
+
+def _with_scores(definitions: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"metadata": {"evaluationConfig": {"definitions": definitions}, "scores": rows}}
+
+
+_GATE = _definition("judge:gate", "gating", 0.5)
+_ADVICE = _definition("judge:advice", "advisory", 0.5)
+_LENIENT = _definition("judge:lenient", "gating", 0.5, onError="ignore", onSkipped="ignore")
+_UNSET = {k: v for k, v in _GATE.items() if k not in ("onError", "onSkipped")}
+
+
+@pytest.mark.parametrize(
+    ("case", "definitions", "rows", "errored"),
+    [
+        ("no definitions, an error row", [], [_row(_GATE, "error")], False),
+        ("a gating row scored", [_GATE], [_row(_GATE, "scored", passed=False)], False),
+        ("a gating row errored, onError fail", [_GATE], [_row(_GATE, "error")], True),
+        ("a gating row skipped, onSkipped fail", [_GATE], [_row(_GATE, "skipped")], True),
+        ("policies unset: their default is fail", [_UNSET], [_row(_UNSET, "error")], True),
+        ("a gating row errored, onError ignore", [_LENIENT], [_row(_LENIENT, "error")], False),
+        ("an advisory row errored", [_ADVICE], [_row(_ADVICE, "error")], False),
+        ("a gating definition without a row", [_GATE], [], True),
+        ("a lenient gating definition without a row", [_LENIENT], [], False),
+        ("an advisory definition without a row", [_ADVICE], [], False),
+        (
+            "a row of no definition errored",
+            [_GATE],
+            [
+                _row(_GATE, "scored", passed=True),
+                {**_row(_ADVICE, "error"), "definitionHash": "0" * 64},
+            ],
+            False,
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_an_evaluator_error_is_read_as_the_contract_says(
+    case: str, definitions: list[dict[str, Any]], rows: list[dict[str, Any]], errored: bool
+) -> None:
+    """CONTRACT §6.2 `evalV2IterationHasEvaluatorError`: over the gating definitions (a role
+    is gating unless advisory), a joined row errored or skipped under a `fail` policy, or no
+    row at all unless `onSkipped: ignore`; no definitions, or a row of none, decide nothing."""
+    assert evaluator_error(_with_scores(definitions, rows)) is errored, case
+
+
+def test_an_invalid_score_integrity_is_an_evaluator_error() -> None:
+    result = _with_scores([], [])
+    result["metadata"]["scoreIntegrity"] = "score_integrity_invalid"
+    assert evaluator_error(result) is True
 
 
 def test_verify_sets_the_score_rows_beside_the_chain(stores: tuple[Path, Path]) -> None:

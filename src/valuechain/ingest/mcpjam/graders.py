@@ -275,16 +275,3 @@ def _predicate_grader(k: int, row: dict[str, Any]) -> tuple[str, Attrs]:
         attrs.append(int_attr("mcp.app.grader.turn_index", scope["promptIndex"]))
     attrs.append(json_attr("mcp.app.predicate.spec", predicate))
     return f"grade predicate:{kind}", attrs
-
-
-def evaluator_errored(result: dict[str, Any]) -> bool:
-    """A gating score row (`metadata.scores[]`, 6.x) with `status: "error"`: the grader could
-    not grade (CONTRACT §6.2, with the definitions' `onError` at its gating default `fail`)."""
-    metadata = result.get("metadata")
-    scores = metadata.get("scores") if isinstance(metadata, dict) else None
-    if not isinstance(scores, list):
-        return False
-    return any(
-        isinstance(s, dict) and s.get("status") == "error" and s.get("role") != "advisory"
-        for s in scores
-    )

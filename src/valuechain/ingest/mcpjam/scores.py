@@ -69,6 +69,37 @@ def score_claims(result: dict[str, Any]) -> list[dict[str, Any]] | None:
     return None if rows is None else _claims(rows, _join(definitions))
 
 
+def evaluator_error(result: dict[str, Any]) -> bool:
+    """CONTRACT §6.2 `evalV2IterationHasEvaluatorError(metadata)`: the score integrity is
+    invalid; or, over the gating definitions of `metadata.evaluationConfig` (a role is gating
+    unless it says advisory), a joined row errored under `onError: fail` or was skipped under
+    `onSkipped: fail` (the policies' resolved default is `fail`, derive.ts:43–53), or the
+    definition has no row at all and its `onSkipped` is not `ignore`. No definitions: false;
+    rows of no definition are ignored."""
+    metadata = result.get("metadata")
+    if not isinstance(metadata, dict):
+        return False
+    if metadata.get("scoreIntegrity") == "score_integrity_invalid":
+        return True
+    rows, definitions = _parts(result)
+    joined: dict[str, list[dict[str, Any]]] = {}
+    for row in rows or []:
+        if isinstance(row, dict) and isinstance(row.get("definitionHash"), str):
+            joined.setdefault(row["definitionHash"], []).append(row)
+    for named, definition in _join(definitions).items():
+        if definition.get("role") == "advisory":
+            continue
+        found = joined.get(named, []) if named is not None else []
+        if not found and definition.get("onSkipped", "fail") != "ignore":
+            return True
+        for row in found:
+            if row.get("status") == "error" and definition.get("onError", "fail") == "fail":
+                return True
+            if row.get("status") == "skipped" and definition.get("onSkipped", "fail") == "fail":
+                return True
+    return False
+
+
 def _parts(result: dict[str, Any]) -> tuple[list[Any] | None, list[Any]]:
     """The result's score rows (None: none sent) and its config's definitions."""
     metadata = result.get("metadata")

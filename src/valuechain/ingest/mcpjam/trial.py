@@ -11,7 +11,6 @@ from typing import Any
 from valuechain.ingest.mcpjam import identity as ident
 from valuechain.ingest.mcpjam.graders import (
     Grading,
-    evaluator_errored,
     matcher_spans,
     predicate_spans,
 )
@@ -26,7 +25,7 @@ from valuechain.ingest.mcpjam.otlp import (
     otlp_span,
     string_attr,
 )
-from valuechain.ingest.mcpjam.scores import claims_attr
+from valuechain.ingest.mcpjam.scores import claims_attr, evaluator_error
 from valuechain.ingest.mcpjam.trace import (
     as_list,
     is_number,
@@ -111,7 +110,7 @@ def trial_spans(
         attrs.append(bool_attr("mcp.app.evidence.trace_absent", True))
     elif not tools and not trace_spans:
         attrs.append(bool_attr("mcp.app.evidence.trace_lacks_span_channel", True))
-    if evaluator_errored(result):
+    if evaluator_error(result):
         attrs.append(bool_attr("mcp.app.evidence.evaluator_errored", True))
     scores = claims_attr(result)
     if scores is not None:  # the SDK's claim beside `passed`; never read by the derivation
