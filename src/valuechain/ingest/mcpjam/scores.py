@@ -86,7 +86,13 @@ def evaluator_error(result: dict[str, Any]) -> bool:
     for row in rows or []:
         if isinstance(row, dict) and isinstance(row.get("definitionHash"), str):
             joined.setdefault(row["definitionHash"], []).append(row)
-    for named, definition in _join(definitions).items():
+    if not definitions:
+        return False
+    try:  # a run's results repeat their config: joined once (`_by_hash`)
+        by_hash = _by_hash(orjson.dumps(definitions))
+    except TypeError:  # not plain JSON (a parsed payload never holds one)
+        by_hash = _join(definitions)
+    for named, definition in by_hash.items():
         if definition.get("role") == "advisory":
             continue
         found = joined.get(named, []) if named is not None else []
