@@ -41,25 +41,36 @@ _HASHED = (
 REASON_CHARS = 300
 
 
-def claims_attr(result: dict[str, Any]) -> Attr | None:
-    """The trial root's `mcp.app.claim.scores` (`score_claims` as JSON text), remembered by
-    the rows and definitions it is made of: a case's repetitions mostly repeat them (the
-    deterministic scorers' verdicts), and reading them again would cost as much as the rest
-    of a trial's translation. Bounded; an `Attr` is immutable."""
+def score_reading(result: dict[str, Any]) -> tuple[Attr | None, bool]:
+    """The trial root's `mcp.app.claim.scores` (`score_claims` as JSON text; None without
+    score rows) and whether the scores say the evaluator errored (`evaluator_error`), both
+    remembered by the rows and definitions they are read from: a case's repetitions mostly
+    repeat them (the deterministic scorers' verdicts, one config), and reading them again
+    would cost as much as the rest of a trial's translation. Bounded; an `Attr` is
+    immutable."""
     rows, definitions = _parts(result)
-    if rows is None:
-        return None
+    invalid = _integrity_invalid(result)
+    if rows is None and not definitions:
+        return None, invalid
     try:
         key = orjson.dumps([rows, definitions])
     except TypeError:  # not plain JSON (a parsed payload never holds one): read each time
-        return json_attr(CLAIM_KEY, _claims(rows, _join(definitions)))
-    return _claims_attr(key)
+        return _reading(rows, _join(definitions), invalid)
+    attr, errored = _remembered_reading(key)
+    return attr, errored or invalid
 
 
 @functools.lru_cache(maxsize=1024)
-def _claims_attr(key: bytes) -> Attr:
+def _remembered_reading(key: bytes) -> tuple[Attr | None, bool]:
     rows, definitions = orjson.loads(key)
-    return json_attr(CLAIM_KEY, _claims(rows, _by_hash(orjson.dumps(definitions))))
+    return _reading(rows, _by_hash(orjson.dumps(definitions)), False)
+
+
+def _reading(
+    rows: list[Any] | None, definitions: dict[str | None, dict[str, Any]], invalid: bool
+) -> tuple[Attr | None, bool]:
+    claims = None if rows is None else json_attr(CLAIM_KEY, _claims(rows, definitions))
+    return claims, invalid or _errored(rows or [], definitions)
 
 
 def score_claims(result: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -70,29 +81,30 @@ def score_claims(result: dict[str, Any]) -> list[dict[str, Any]] | None:
 
 
 def evaluator_error(result: dict[str, Any]) -> bool:
-    """CONTRACT §6.2 `evalV2IterationHasEvaluatorError(metadata)`: the score integrity is
-    invalid; or, over the gating definitions of `metadata.evaluationConfig` (a role is gating
-    unless it says advisory), a joined row errored under `onError: fail` or was skipped under
-    `onSkipped: fail` (the policies' resolved default is `fail`, derive.ts:43–53), or the
-    definition has no row at all and its `onSkipped` is not `ignore`. No definitions: false;
-    rows of no definition are ignored."""
-    metadata = result.get("metadata")
-    if not isinstance(metadata, dict):
-        return False
-    if metadata.get("scoreIntegrity") == "score_integrity_invalid":
-        return True
+    """CONTRACT §6.2 `evalV2IterationHasEvaluatorError(metadata)` (`score_reading` reads it
+    with the claim, remembered)."""
     rows, definitions = _parts(result)
+    return _integrity_invalid(result) or _errored(rows or [], _join(definitions))
+
+
+def _integrity_invalid(result: dict[str, Any]) -> bool:
+    metadata = result.get("metadata")
+    return isinstance(metadata, dict) and metadata.get("scoreIntegrity") == (
+        "score_integrity_invalid"
+    )
+
+
+def _errored(rows: list[Any], definitions: dict[str | None, dict[str, Any]]) -> bool:
+    """CONTRACT §6.2: over the gating definitions (a role is gating unless it says advisory),
+    a joined row errored under `onError: fail` or was skipped under `onSkipped: fail` (the
+    policies' resolved default is `fail`, derive.ts:43–53), or the definition has no row at
+    all and its `onSkipped` is not `ignore`. No definitions: false; rows of no definition
+    are ignored. (Or the score integrity is invalid: `_integrity_invalid`.)"""
     joined: dict[str, list[dict[str, Any]]] = {}
-    for row in rows or []:
+    for row in rows:
         if isinstance(row, dict) and isinstance(row.get("definitionHash"), str):
             joined.setdefault(row["definitionHash"], []).append(row)
-    if not definitions:
-        return False
-    try:  # a run's results repeat their config: joined once (`_by_hash`)
-        by_hash = _by_hash(orjson.dumps(definitions))
-    except TypeError:  # not plain JSON (a parsed payload never holds one)
-        by_hash = _join(definitions)
-    for named, definition in by_hash.items():
+    for named, definition in definitions.items():
         if definition.get("role") == "advisory":
             continue
         found = joined.get(named, []) if named is not None else []

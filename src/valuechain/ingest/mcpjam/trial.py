@@ -25,7 +25,7 @@ from valuechain.ingest.mcpjam.otlp import (
     otlp_span,
     string_attr,
 )
-from valuechain.ingest.mcpjam.scores import claims_attr, evaluator_error
+from valuechain.ingest.mcpjam.scores import score_reading
 from valuechain.ingest.mcpjam.trace import (
     as_list,
     is_number,
@@ -110,10 +110,10 @@ def trial_spans(
         attrs.append(bool_attr("mcp.app.evidence.trace_absent", True))
     elif not tools and not trace_spans:
         attrs.append(bool_attr("mcp.app.evidence.trace_lacks_span_channel", True))
-    if evaluator_error(result):
+    scores, errored = score_reading(result)
+    if errored:
         attrs.append(bool_attr("mcp.app.evidence.evaluator_errored", True))
-    scores = claims_attr(result)
-    if scores is not None:  # the SDK's claim beside `passed`; never read by the derivation
+    if scores is not None:  # the SDK's claim beside `passed`; only §6.2's reading decides
         attrs.append(scores)
     query = result.get("query")
     if isinstance(query, str):
