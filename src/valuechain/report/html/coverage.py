@@ -8,6 +8,7 @@ from typing import Any
 
 from valuechain.contract.labels import STAGE_LABELS
 from valuechain.contract.vocab import Stage
+from valuechain.contract.words import plural
 from valuechain.report.html.gather import RunReport
 from valuechain.report.html.markup import Safe, el, join
 
@@ -17,7 +18,9 @@ def _coverage_cell(row: dict[str, Any]) -> Safe:
         kinds = ", ".join(row["suggested_kinds"]) or "no check kind"
         return el("td", {"class": "unmeasured-link"}, "unmeasured by this suite — would: ", kinds)
     if row["check_kinds"]:
-        return el("td", None, f"{row['authoring_cases']} case(s): ", ", ".join(row["check_kinds"]))
+        return el(
+            "td", None, f"{plural(row['authoring_cases'], 'case')}: ", ", ".join(row["check_kinds"])
+        )
     if row["runner_decided"]:
         return el("td", None, "the runner decides it from the run's set-up")
     return el("td", None, "—")

@@ -7,6 +7,7 @@ from importlib import resources
 from typing import Final
 
 from valuechain._version import __version__
+from valuechain.contract.words import plural
 from valuechain.report.html.gather import ReportData
 from valuechain.report.html.markup import Safe, el, join, slug, void
 from valuechain.report.html.sections import overview, run_section
@@ -58,7 +59,7 @@ def _header(data: ReportData, anchors: list[tuple[str, str]]) -> Safe:
         el(
             "p",
             None,
-            f"store {data.store} · {_scope(data)} · {len(data.runs)} run(s) · generated "
+            f"store {data.store} · {_scope(data)} · {plural(len(data.runs), 'run')} · generated "
             f"{data.generated_at:%Y-%m-%d %H:%M} UTC by valuechain {__version__}",
         ),
         el(
