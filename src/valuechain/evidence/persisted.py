@@ -15,7 +15,7 @@ import polars as pl
 
 from valuechain.contract.issues import Code
 from valuechain.contract.measurements import check_persisted
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, TrialLog
 
 __all__ = ["evidence_json", "verify_persisted"]
 
@@ -57,7 +57,7 @@ def _blank_strings(text: pl.Expr) -> pl.Expr:
 
 
 def verify_persisted(
-    chain: pl.DataFrame, measured: pl.DataFrame, outcome: pl.DataFrame, log: IssueLog
+    chain: pl.DataFrame, measured: pl.DataFrame, outcome: pl.DataFrame, log: TrialLog
 ) -> tuple[tuple[int, ...], dict[int, bool]]:
     """Check each persisted chain, as sent, with the CONTRACT §2.1 persisted-shape validator
     (six rows in stage order, known states and reasons, typed evidence, `firstFailedStage` the
@@ -199,7 +199,7 @@ def _measured_row(row: dict[str, Any]) -> tuple[int, str | None, float | None]:
 
 
 def _report_invalid(
-    bad: list[tuple[int, str, str, str, str]], template: str, key: str, log: IssueLog
+    bad: list[tuple[int, str, str, str, str]], template: str, key: str, log: TrialLog
 ) -> None:
     if not bad:
         return
