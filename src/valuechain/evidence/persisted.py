@@ -70,7 +70,7 @@ def verify_persisted(
     (`chainUnverified`; a row without a stage or state is not stored at all); measurements
     that disagree exclude it from the producer's funnels (`measurementsInvalid`, through
     `measurements_agree`: the producer's own verdict stays as sent). A chain without an
-    analyzer version is `check_chain_versions`' to report; measurements or a chain ahead of
+    analyzer version is `producer._unversioned_chains`' to report; measurements or a chain ahead of
     this reader are version-excluded, never read (§7.3), so not checked."""
     heads = outcome.filter(pl.col("analyzer_version").is_not_null()).select(
         "trial_index",
