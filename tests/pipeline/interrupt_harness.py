@@ -221,11 +221,11 @@ def install(point: str, sig: signal.Signals) -> None:
     elif point == "materialize":
         _before_call(derive, "materialize_runs", 1, interrupt)
     elif point == "workers":
-        _before_call(writer.SourceWriter, "add", 2, interrupt)  # records $INTERRUPT_PIDS
+        _before_call(writer.SourceWriter, "gather", 2, interrupt)  # records $INTERRUPT_PIDS
     elif point == "read":
         _mid_read(2, interrupt)
     elif point == "batch":
-        _before_call(writer.SourceWriter, "add", 3, interrupt)
+        _before_call(writer.SourceWriter, "gather", 3, interrupt)
     elif point == "commit":
         closing = _on_nth_call(sqlfiles, "statement", 2, lambda n: n == writer.ISSUE_COUNTS)
         closing(interrupt)

@@ -74,10 +74,10 @@ def _failing_on_batch(
     transaction saw stored and marked conflicting at that moment, and how many were committed
     (what another connection sees)."""
     monkeypatch.setattr(writer, "COMMIT_ROWS", commit_rows)
-    real_add = SourceWriter.add
+    real_gather = SourceWriter.gather
     seen = {"calls": 0}
 
-    def add(self: SourceWriter, *args: Any) -> None:
+    def gather(self: SourceWriter, *args: Any) -> None:
         seen["calls"] += 1
         if seen["calls"] == n:
             counts = self.con.execute(
@@ -88,9 +88,9 @@ def _failing_on_batch(
             seen["spans"], seen["marked"] = counts
             seen["committed"] = committed[0]
             raise RuntimeError("disk on fire")
-        real_add(self, *args)
+        real_gather(self, *args)
 
-    monkeypatch.setattr(SourceWriter, "add", add)
+    monkeypatch.setattr(SourceWriter, "gather", gather)
     return seen
 
 

@@ -146,7 +146,7 @@ class _Counts:
     passed: int = 0
     failed: int = 0
 
-    def add(self, other: _Counts) -> None:
+    def absorb(self, other: _Counts) -> None:
         self.attempted += other.attempted
         self.completed += other.completed
         self.evaluator_errors += other.evaluator_errors
@@ -242,7 +242,7 @@ def aggregate_verdict(cases: Sequence[CaseTrials], policy: ValidityPolicy) -> Ve
         keys.add(key)
         aggregation, counts, excl = aggregate_case(case)
         aggregations.append(aggregation)
-        total.add(counts)
+        total.absorb(counts)
         _merge(attempt_excl, excl)
     totals = (
         sum(a.configured_trials for a in aggregations),

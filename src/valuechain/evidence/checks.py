@@ -1,21 +1,29 @@
-"""Contract key checks (TRACE-FORMAT §5.2): wrong types, unknown keys, missing required keys.
+"""Contract key checks (TRACE-FORMAT §5.2): wrong types and unknown keys.
 
 Only where the contract is in force (the resource carries `mcp.app.export.schema_version`).
 A key of the wrong type keeps its raw row and reads as absent; an unknown `mcp.app.*` key is
-kept and reported once; a required trial-root key that is absent (or unreadable) makes the
-trial `integrity`. Per-key reports carry an occurrence count and the first place seen.
+kept and reported once (a required trial-root key that is absent: `integrity`). Per-key
+reports carry an occurrence count and the first place seen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from dataclasses import replace
 
 import polars as pl
 
 from valuechain.contract.issues import Code
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence.classify import KINDS, classify_key
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.evidence_frame import EvidenceFrame, need
+from valuechain.evidence.issues import EvidenceIssue, TrialLog
+
+
+def contract_types_pass(frame: EvidenceFrame) -> EvidenceFrame:
+    """Adds the issues of contract keys of a wrong type or unknown (required keys: integrity)."""
+    attrs, log = need(frame.attrs, "attrs"), TrialLog()
+    check_contract_types(attrs.type_clashes, attrs.unknown_keys, need(frame.spans, "spans"), log)
+    return replace(frame, issues=frame.logged(log))
 
 
 def _in_contract(rows: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
@@ -39,7 +47,7 @@ def _in_contract(rows: pl.DataFrame, spans: pl.DataFrame) -> pl.DataFrame:
 
 
 def check_contract_types(
-    clashes: pl.DataFrame, unknown: pl.DataFrame, spans: pl.DataFrame, log: IssueLog
+    clashes: pl.DataFrame, unknown: pl.DataFrame, spans: pl.DataFrame, log: TrialLog
 ) -> None:
     """Report `W_UNKNOWN_CONTRACT_KEY` (once per key) and `W_CONTRACT_TYPE` (per key and type).
 
@@ -87,44 +95,3 @@ def check_contract_types(
                 occurrences=n,
             )
         )
-
-
-def required_key_gaps(roots: pl.DataFrame, log: IssueLog) -> Iterator[tuple[int, list[str]]]:
-    """(trial_index, keys) of contract trials whose root lacks a required key (§3.5 "yes")."""
-    contract = roots.filter(pl.col("contract"))
-    if contract.is_empty():
-        return
-    gaps = contract.select(
-        "trial_index",
-        "trace",
-        "root_span",
-        "trial_id",
-        "run_id",
-        pl.concat_list(
-            [pl.when(pl.col(k).is_null()).then(pl.lit(k)) for k in ck.REQUIRED_ROOT_KEYS]
-        )
-        .list.drop_nulls()
-        .alias("missing"),
-    ).filter(pl.col("missing").list.len() > 0)
-    if gaps.is_empty():
-        return
-    per_key = (
-        gaps.explode("missing")
-        .group_by("missing", maintain_order=True)
-        .agg(pl.len(), pl.col("trace", "root_span", "trial_id", "run_id").first())
-    )
-    for name, n, trace, span, trial_id, run_id in per_key.iter_rows():
-        log.add(
-            EvidenceIssue(
-                Code.W_CONTRACT_TYPE,
-                f"required trial-root key {name!r} is absent or unreadable "
-                f"({n} trial{'s' * (n != 1)}); the trial is integrity-excluded",
-                trace_id=trace,
-                span_id=span,
-                trial_id=trial_id,
-                run_id=run_id,
-                key=name,
-                occurrences=n,
-            )
-        )
-    yield from gaps.select("trial_index", "missing").iter_rows()

@@ -21,14 +21,15 @@ rebuilds whole runs, so every trace of a session is rebuilt together.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
 from valuechain.contract.issues import Code
 from valuechain.evidence import conventions as cv
 from valuechain.evidence.contract_keys import Role
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.evidence_frame import EvidenceFrame, need
+from valuechain.evidence.issues import EvidenceIssue, TrialLog
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,18 @@ class Grouping:
     assigned: pl.DataFrame
 
 
-def group_spans(spans: pl.DataFrame, trial_key_owners: pl.Series, log: IssueLog) -> Grouping:
+def grouping_pass(frame: EvidenceFrame) -> EvidenceFrame:
+    """Fills `trials` and `st` (the spans of trials, with trial_index and t_contract)."""
+    s, attrs, log = need(frame.spans, "spans"), need(frame.attrs, "attrs"), TrialLog()
+    grouping = group_spans(s, attrs.trial_key_owners, log)
+    trial_contract = grouping.trials.select("trial_index", pl.col("contract").alias("t_contract"))
+    st = s.join(grouping.assigned, on="span_row", how="inner").join(
+        trial_contract, on="trial_index", how="left"
+    )
+    return replace(frame, trials=grouping.trials, st=st, issues=frame.logged(log))
+
+
+def group_spans(spans: pl.DataFrame, trial_key_owners: pl.Series, log: TrialLog) -> Grouping:
     """Form trials from normalised spans (with a `contract` column).
 
     Args:
@@ -97,7 +109,7 @@ def _report_missing_roots(
     trial_key_owners: pl.Series,
     contract_traces: pl.DataFrame,
     roots: pl.DataFrame,
-    log: IssueLog,
+    log: TrialLog,
 ) -> None:
     rootless = contract_traces.join(roots.select("trace"), on="trace", how="anti")
     if rootless.is_empty():
@@ -126,7 +138,7 @@ def named(span_ids: list[str], limit: int = 5) -> str:
     return shown if len(span_ids) <= limit else f"{shown} and {len(span_ids) - limit} more"
 
 
-def _foreign_roots(foreign: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
+def _foreign_roots(foreign: pl.DataFrame, log: TrialLog) -> pl.DataFrame:
     """The root of each foreign trace: earliest parentless span, else earliest orphan."""
     if foreign.is_empty():
         return pl.DataFrame(
@@ -269,7 +281,7 @@ def _session_keys(foreign: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _nearest_root(spans: pl.DataFrame, multi: pl.DataFrame, log: IssueLog) -> pl.DataFrame:
+def _nearest_root(spans: pl.DataFrame, multi: pl.DataFrame, log: TrialLog) -> pl.DataFrame:
     """span_row → trial_index by the nearest trial-root ancestor (rare: a few traces)."""
     members = spans.join(multi.select("trace").unique(), on="trace", how="semi")
     root_of = dict(zip(multi["root_row"].to_list(), multi["trial_index"].to_list(), strict=True))

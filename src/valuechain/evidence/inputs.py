@@ -1,15 +1,15 @@
 """One `StageDerivationInput` per trial, exactly as TRACE-FORMAT §3.7 / §3.7.1 / §3.8 map it.
 
-`prepare` and `prepare_tools` prepare everything vectorised — per tool span its status, code,
-error kind and prompt index; per grader row the (shared, frozen) object it stands for; per
-trial the shared authored case, lifecycle, policy, … — and this module only walks each trial's
-row ranges to put the objects together. Objects that repeat across trials are built once per
+The earlier passes (`prepare_tools`, `prepare`, `graders`, `setup`) prepare everything
+vectorised — per tool span its status, code, error kind and prompt index; per grader row the
+(shared, frozen) object it stands for; per trial the shared authored case, lifecycle, policy,
+… — and this module only walks each trial's row ranges to put the objects together (the
+inputs pass: `assemble`). Objects that repeat across trials are built once per
 distinct value (`interned`). Trials whose tool spans need the §2.4 join rules (several spans
 of one call) go through `toolcalls.group_tool_spans`; the others take a fast path.
 
-Over 400 lines because §3.7's table is one mapping: each `StageDerivationInput` field's builder
-sits beside the others, in the table's order, so the module reads as the table does; the
-vectorised preparation and the span joins already live apart.
+§3.7's table is one mapping: each `StageDerivationInput` field's builder sits beside the
+others, in the table's order, so the module reads as the table does.
 """
 
 from __future__ import annotations
@@ -19,77 +19,41 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from valuechain.contract.derivation import (
-    IterationInfo,
     JudgeEvidence,
     MetadataAttribution,
-    PolicyInfo,
     PredicateResult,
     PromptSummary,
     RenderObservation,
-    SetupSignal,
     SetupSignals,
     StageAuthoredCase,
     StageDerivationInput,
     StageEvidence,
     StageSpan,
-    StepError,
     ToolErrorRecord,
-    ToolSignals,
 )
 from valuechain.contract.issues import Code
 from valuechain.contract.vocab import SetupAttribution, ToolErrorKind
 from valuechain.evidence import contract_keys as ck
 from valuechain.evidence.authored import CaseFacts, chat_session_case, infer_authored_case
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.groups import (
+    GRADER_ATTRIBUTION,
+    GRADER_JUDGE,
+    GRADER_PREDICATE,
+    GRADER_PROMPT,
+    Columns,
+    RootObjects,
+    TrialGroups,
+)
+from valuechain.evidence.issues import (
+    ORIGIN_UNKNOWN_MESSAGE,
+    TRANSPORT_MESSAGE,
+    EvidenceIssue,
+    TrialLog,
+)
 from valuechain.evidence.objects import fold_signal, json_list
 from valuechain.evidence.toolcalls import ToolSpan, group_tool_spans
 
-ORIGIN_UNKNOWN_MESSAGE = (
-    "tool span failed (status ERROR) with no JSON-RPC code, no error.type and no isError "
-    "result, so the trace does not show the server caused it; read as a transport failure "
-    "without a code (Tool call protocolError), no code invented"
-)
-TRANSPORT_MESSAGE = (
-    "mcp.app.tool.outcome = transport_error without a numeric error code; "
-    "passed through unchanged (it reads as a domain error)"
-)
-
-Columns = dict[str, list[Any]]
 TOOL_CATEGORY = "tool"
-
-# Grader row categories (what a row feeds), computed vectorised in `prepare.py`.
-GRADER_PROMPT, GRADER_PREDICATE, GRADER_JUDGE, GRADER_ATTRIBUTION = 0, 1, 2, 3
-
-
-@dataclass(slots=True)
-class TrialGroups:
-    """Row ranges per trial in a per-role column set: `offsets[i]:offsets[i + 1]`."""
-
-    columns: Columns
-    offsets: list[int]
-
-
-@dataclass(slots=True)
-class RootObjects:
-    """Per trial, the shared objects and plain values read from the root (vectorised)."""
-
-    contract: list[bool]
-    trace: list[str]
-    root_span: list[str]
-    trial_id: list[str]
-    run_id: list[str]
-    authored: list[StageAuthoredCase | None]  # None: infer (absent or unknown mode)
-    mode: list[str | None]
-    iteration: list[IterationInfo]
-    policy: list[PolicyInfo | None]
-    step_error: list[StepError | None]
-    tool_signals: list[ToolSignals | None]
-    connection: list[SetupSignal | None]
-    discovery: list[SetupSignal | None]
-    trace_absent: list[bool | None]
-    lacks_channel: list[bool | None]
-    evaluator_errored: list[bool | None]
-    facts: Columns  # §2.3 inference inputs, read only for trials that need it
 
 
 @dataclass(slots=True)
@@ -101,7 +65,7 @@ class Assembler:
     graders: TrialGroups  # columns: category, object
     renders: TrialGroups  # columns: status
     setup: TrialGroups  # foreign initialize / tools/list spans: phase, failed, span
-    log: IssueLog
+    log: TrialLog
     tool_call_rows: list[tuple[Any, ...]] = field(default_factory=list)
     unknown_mode: list[int] = field(default_factory=list)
     _renders: dict[tuple[str | None, ...], tuple[RenderObservation, ...]] = field(

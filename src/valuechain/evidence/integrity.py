@@ -1,26 +1,35 @@
-"""Trial- and run-level checks of TRACE-FORMAT §5.2 over the roots frame (`roots.trial_roots`).
+"""The integrity pass: trial-level checks of TRACE-FORMAT §5.2 over the roots frame.
 
 Which trials are excluded and by which codes (class `version` or `integrity`: multiple roots,
 duplicate conflicts, parent cycles, missing required keys, trial id conflicts, versions
-ahead, a persisted chain without an analyzer version), and runs with fewer trials in the
-export than they expect. Each check reports its issue once, with a trace/span pointer.
+ahead). Each check reports its issue once, with a trace/span pointer. The checks that need
+the producer's chain (`producer`) or every trial of a run (`runs`) are passes of their own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
 
 import polars as pl
 
 from valuechain.contract.issues import Code
 from valuechain.contract.versions import STAGE_ANALYZER_VERSION, STAGE_MEASUREMENTS_SCHEMA_VERSION
 from valuechain.evidence import contract_keys as ck
-from valuechain.evidence.checks import required_key_gaps
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
-from valuechain.evidence.table import Codes
+from valuechain.evidence.evidence_frame import EvidenceFrame, need
+from valuechain.evidence.issues import EvidenceIssue, TrialLog
 
 
-def integrity_codes(roots: pl.DataFrame, log: IssueLog) -> Codes:
-    """Per excluded trial, the §5.2 codes that exclude it (class `version` or `integrity`)."""
-    codes = Codes()
+def integrity_pass(frame: EvidenceFrame) -> EvidenceFrame:
+    """Adds the codes that exclude trials (class `version` or `integrity`) and their issues."""
+    log = TrialLog()
+    codes = integrity_codes(need(frame.roots, "roots"), log)
+    return replace(frame, codes=frame.codes + tuple(codes), issues=frame.logged(log))
+
+
+def integrity_codes(roots: pl.DataFrame, log: TrialLog) -> list[tuple[int, str]]:
+    """(trial_index, §5.2 code) of each check that excludes a trial, in the checks' order."""
+    codes: list[tuple[int, str]] = []
     flagged = {
         Code.W_MULTIPLE_TRIAL_ROOTS: roots["multiple_trial_roots"],
         Code.W_DUPLICATE_CONFLICT: roots["duplicate_conflict"].fill_null(False),
@@ -28,43 +37,17 @@ def integrity_codes(roots: pl.DataFrame, log: IssueLog) -> Codes:
     }
     for code, mask in flagged.items():
         for i in mask.arg_true().to_list():
-            codes.add(i, code.value)
+            codes.append((i, code.value))
     for i, _ in required_key_gaps(roots, log):
-        codes.add(i, Code.W_CONTRACT_TYPE.value)
+        codes.append((i, Code.W_CONTRACT_TYPE.value))
     for i in _trial_id_conflicts(roots, log):
-        codes.add(i, Code.W_TRIAL_ID_CONFLICT.value)
+        codes.append((i, Code.W_TRIAL_ID_CONFLICT.value))
     for i in _versions_ahead(roots, log):
-        codes.add(i, Code.W_VERSION_AHEAD.value)
+        codes.append((i, Code.W_VERSION_AHEAD.value))
     return codes
 
 
-def check_chain_versions(
-    outcome: pl.DataFrame, codes: Codes, roots: pl.DataFrame, log: IssueLog
-) -> None:
-    """`mcp.app.analyzer.version` is required whenever a persisted chain is present (§3.5)."""
-    unversioned = outcome.filter(pl.col("analyzer_version").is_null())
-    if unversioned.is_empty():
-        return
-    indexes = unversioned["trial_index"].to_list()
-    for i in indexes:
-        codes.add(i, Code.W_CONTRACT_TYPE.value)
-    first = roots.row(indexes[0], named=True)
-    log.add(
-        EvidenceIssue(
-            Code.W_CONTRACT_TYPE,
-            f"a persisted chain without mcp.app.analyzer.version ({len(indexes)} trial"
-            f"{'s' * (len(indexes) != 1)}); the trial is integrity-excluded",
-            trace_id=first["trace"],
-            span_id=first["root_span"],
-            trial_id=first["trial_id"],
-            run_id=first["run_id"],
-            key="mcp.app.analyzer.version",
-            occurrences=len(indexes),
-        )
-    )
-
-
-def _trial_id_conflicts(roots: pl.DataFrame, log: IssueLog) -> list[int]:
+def _trial_id_conflicts(roots: pl.DataFrame, log: TrialLog) -> list[int]:
     ids = roots.filter(pl.col("contract") & pl.col("trial_id").is_not_null())
     clash = (
         ids.sort("trial_index")
@@ -98,7 +81,7 @@ def _trial_id_conflicts(roots: pl.DataFrame, log: IssueLog) -> list[int]:
     return out
 
 
-def _versions_ahead(roots: pl.DataFrame, log: IssueLog) -> list[int]:
+def _versions_ahead(roots: pl.DataFrame, log: TrialLog) -> list[int]:
     """Contract, producer-analyzer or measurement versions newer than ours (§5.2, §7.3)."""
     checks = (
         ("schema_version", ck.SUPPORTED_CONTRACT_VERSION, "mcp.app.export.schema_version"),
@@ -139,33 +122,42 @@ def _versions_ahead(roots: pl.DataFrame, log: IssueLog) -> list[int]:
     return sorted(out)
 
 
-def report_runs(roots: pl.DataFrame, log: IssueLog) -> None:
-    """`W_RUN_INCOMPLETE_IN_EXPORT`: fewer trials than `mcp.app.run.trials_expected` (§5.2)."""
-    runs = (
-        roots.filter(pl.col("contract") & pl.col("mcp.app.run.id").is_not_null())
-        .group_by("run_id", maintain_order=True)
-        .agg(
-            pl.col("trial_id").n_unique().alias("found"),
-            pl.col("mcp.app.run.trials_expected").max().alias("expected"),
-            pl.col("mcp.app.trial.status")
-            .is_in(("pending", "skipped"))
-            .sum()
-            .alias("not_attempted"),
-            pl.col("trace").first(),
-            pl.col("root_span").first(),
+def required_key_gaps(roots: pl.DataFrame, log: TrialLog) -> Iterator[tuple[int, list[str]]]:
+    """(trial_index, keys) of contract trials whose root lacks a required key (§3.5 "yes")."""
+    contract = roots.filter(pl.col("contract"))
+    if contract.is_empty():
+        return
+    gaps = contract.select(
+        "trial_index",
+        "trace",
+        "root_span",
+        "trial_id",
+        "run_id",
+        pl.concat_list(
+            [pl.when(pl.col(k).is_null()).then(pl.lit(k)) for k in ck.REQUIRED_ROOT_KEYS]
         )
-        .filter(pl.col("expected").is_not_null() & (pl.col("found") < pl.col("expected")))
+        .list.drop_nulls()
+        .alias("missing"),
+    ).filter(pl.col("missing").list.len() > 0)
+    if gaps.is_empty():
+        return
+    per_key = (
+        gaps.explode("missing")
+        .group_by("missing", maintain_order=True)
+        .agg(pl.len(), pl.col("trace", "root_span", "trial_id", "run_id").first())
     )
-    for run_id, found, expected, not_attempted, trace, span in runs.iter_rows():
+    for name, n, trace, span, trial_id, run_id in per_key.iter_rows():
         log.add(
             EvidenceIssue(
-                Code.W_RUN_INCOMPLETE_IN_EXPORT,
-                f"{found} of {expected} trials are in this export ({expected - found} missing); "
-                f"{not_attempted} of those found were marked pending or skipped by the producer",
+                Code.W_CONTRACT_TYPE,
+                f"required trial-root key {name!r} is absent or unreadable "
+                f"({n} trial{'s' * (n != 1)}); the trial is integrity-excluded",
                 trace_id=trace,
                 span_id=span,
+                trial_id=trial_id,
                 run_id=run_id,
-                key="mcp.app.run.trials_expected",
-                occurrences=expected - found,
+                key=name,
+                occurrences=n,
             )
         )
+    yield from gaps.select("trial_index", "missing").iter_rows()

@@ -8,12 +8,24 @@ export with one misspelt key yields one row, not 100k.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pyarrow as pa
 
+from valuechain.contract.issue_log import IssueLog
 from valuechain.contract.issues import TRIAL_HINTS, Code
 from valuechain.contract.tables import TRIAL_ISSUES
+
+ORIGIN_UNKNOWN_MESSAGE = (
+    "tool span failed (status ERROR) with no JSON-RPC code, no error.type and no isError "
+    "result, so the trace does not show the server caused it; read as a transport failure "
+    "without a code (Tool call protocolError), no code invented"
+)
+TRANSPORT_MESSAGE = (
+    "mcp.app.tool.outcome = transport_error without a numeric error code; "
+    "passed through unchanged (it reads as a domain error)"
+)
 
 
 @dataclass(slots=True)
@@ -38,29 +50,24 @@ class EvidenceIssue:
         return TRIAL_HINTS[self.code]
 
 
-@dataclass(slots=True)
-class IssueLog:
-    """The issues of one `build_trials` call, in the order they were found."""
+# The issues of one batch, in the order the passes found them (one `add`: record an issue).
+TrialLog = IssueLog[EvidenceIssue]
 
-    issues: list[EvidenceIssue] = field(default_factory=list)
 
-    def add(self, issue: EvidenceIssue) -> None:
-        self.issues.append(issue)
-
-    def to_arrow(self) -> pa.Table:
-        rows = self.issues
-        return pa.table(
-            {
-                "severity": [i.severity for i in rows],
-                "code": [i.code.value for i in rows],
-                "trace_id": [i.trace_id for i in rows],
-                "span_id": [i.span_id for i in rows],
-                "trial_id": [i.trial_id for i in rows],
-                "run_id": [i.run_id for i in rows],
-                "key": [i.key for i in rows],
-                "message": [i.message for i in rows],
-                "hint": [i.hint for i in rows],
-                "occurrences": [i.occurrences for i in rows],
-            },
-            schema=TRIAL_ISSUES,
-        )
+def issues_arrow(rows: Sequence[EvidenceIssue]) -> pa.Table:
+    """The `trial_issues` rows of a batch's issues (`contract.tables.TRIAL_ISSUES`)."""
+    return pa.table(
+        {
+            "severity": [i.severity for i in rows],
+            "code": [i.code.value for i in rows],
+            "trace_id": [i.trace_id for i in rows],
+            "span_id": [i.span_id for i in rows],
+            "trial_id": [i.trial_id for i in rows],
+            "run_id": [i.run_id for i in rows],
+            "key": [i.key for i in rows],
+            "message": [i.message for i in rows],
+            "hint": [i.hint for i in rows],
+            "occurrences": [i.occurrences for i in rows],
+        },
+        schema=TRIAL_ISSUES,
+    )

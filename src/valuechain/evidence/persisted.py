@@ -15,7 +15,7 @@ import polars as pl
 
 from valuechain.contract.issues import Code
 from valuechain.contract.measurements import check_persisted
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, TrialLog
 
 __all__ = ["evidence_json", "verify_persisted"]
 
@@ -57,7 +57,7 @@ def _blank_strings(text: pl.Expr) -> pl.Expr:
 
 
 def verify_persisted(
-    chain: pl.DataFrame, measured: pl.DataFrame, outcome: pl.DataFrame, log: IssueLog
+    chain: pl.DataFrame, measured: pl.DataFrame, outcome: pl.DataFrame, log: TrialLog
 ) -> tuple[tuple[int, ...], dict[int, bool]]:
     """Check each persisted chain, as sent, with the CONTRACT §2.1 persisted-shape validator
     (six rows in stage order, known states and reasons, typed evidence, `firstFailedStage` the
@@ -70,7 +70,7 @@ def verify_persisted(
     (`chainUnverified`; a row without a stage or state is not stored at all); measurements
     that disagree exclude it from the producer's funnels (`measurementsInvalid`, through
     `measurements_agree`: the producer's own verdict stays as sent). A chain without an
-    analyzer version is `check_chain_versions`' to report; measurements or a chain ahead of
+    analyzer version is `producer._unversioned_chains`' to report; measurements or a chain ahead of
     this reader are version-excluded, never read (§7.3), so not checked."""
     heads = outcome.filter(pl.col("analyzer_version").is_not_null()).select(
         "trial_index",
@@ -199,7 +199,7 @@ def _measured_row(row: dict[str, Any]) -> tuple[int, str | None, float | None]:
 
 
 def _report_invalid(
-    bad: list[tuple[int, str, str, str, str]], template: str, key: str, log: IssueLog
+    bad: list[tuple[int, str, str, str, str]], template: str, key: str, log: TrialLog
 ) -> None:
     if not bad:
         return

@@ -1,14 +1,14 @@
-"""Vectorised preparation of tool spans and logical tool calls (TRACE-FORMAT §2.4, §3.7).
+"""The tools pass: vectorised preparation of tool spans (TRACE-FORMAT §2.4, §3.7).
 
 Every span that may describe a tool call gets, once, what the mapping reads: its status,
 error code and kind (§3.7, §3.8), its prompt index (§3.7.1 (5)) and whether its trial needs
-the §2.4 join rules at all; frames are in the `prepare.by_trial` order. The calls table is
-then one row per logical call, requested calls that never ran included (§2.4 (1)).
+the §2.4 join rules at all; frames are in the `groups.by_trial` order. The calls table, one
+row per logical call, is the `calls` pass, after the assembler joined the calls it walks.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 import polars as pl
 
@@ -19,10 +19,15 @@ from valuechain.evidence import conventions as cv
 from valuechain.evidence import mcp_spans
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.contract_keys import OwnerClass
+from valuechain.evidence.evidence_frame import EvidenceFrame, need
 from valuechain.evidence.frames import epoch_ms, first_non_null, parse_int_code
-from valuechain.evidence.inputs import ORIGIN_UNKNOWN_MESSAGE, TRANSPORT_MESSAGE
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
-from valuechain.evidence.prepare import by_trial, gather_class
+from valuechain.evidence.groups import by_trial, gather_class, groups
+from valuechain.evidence.issues import (
+    ORIGIN_UNKNOWN_MESSAGE,
+    TRANSPORT_MESSAGE,
+    EvidenceIssue,
+    TrialLog,
+)
 from valuechain.evidence.toolcalls import CLIENT_KIND
 
 TOOL_COLUMNS = (
@@ -51,6 +56,16 @@ TOOL_COLUMNS = (
     "end_ms",
     "simple",
 )
+
+
+def tools_pass(frame: EvidenceFrame) -> EvidenceFrame:
+    """Fills `tools` and `tool_groups`; adds the transport errors of one-span calls (those of
+    joined calls: `inputs`)."""
+    roots, log = need(frame.roots, "roots"), TrialLog()
+    tools = tool_frame(need(frame.st, "st"), need(frame.attrs, "attrs"))
+    report_transport_errors(tools, roots, log)
+    tool_groups = groups(tools, TOOL_COLUMNS, roots.height)
+    return replace(frame, tools=tools, tool_groups=tool_groups, issues=frame.logged(log))
 
 
 def tool_frame(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
@@ -190,7 +205,7 @@ def _prompt_index(
     return walk.sort("_row")["idx"].alias("prompt_index")
 
 
-def report_transport_errors(tools: pl.DataFrame, roots: pl.DataFrame, log: IssueLog) -> None:
+def report_transport_errors(tools: pl.DataFrame, roots: pl.DataFrame, log: TrialLog) -> None:
     """`W_TRANSPORT_ERROR_WITHOUT_CODE` for one-span calls (joined calls: in the assembler):
     a contract `transport_error` without a code, or a failure of unknown origin."""
     transport = (
@@ -214,77 +229,3 @@ def report_transport_errors(tools: pl.DataFrame, roots: pl.DataFrame, log: Issue
                 key=None if is_unknown else "mcp.app.tool.outcome",
             )
         )
-
-
-def requests(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
-    """Requested calls: `llm.output_messages.<i>.message.tool_calls.<k>.tool_call.*` (§2.4 (1))."""
-    part = attrs.llm_calls
-    keys = ["owner_row", "index1", "index2"]
-    ids = part.filter(pl.col("field") == "id").select(*keys, pl.col("text").alias("call_id"))
-    names = part.filter(pl.col("field") == "function.name").select(
-        *keys, pl.col("text").alias("tool_name")
-    )
-    return (
-        ids.join(names, on=keys, how="left")
-        .rename({"owner_row": "span_row"})
-        .join(st.select("span_row", "trial_index", "start_ns"), on="span_row", how="inner")
-        .filter(pl.col("call_id").is_not_null())
-        .sort(["trial_index", "start_ns", "span_row", "index1", "index2"], nulls_last=True)
-        .unique(["trial_index", "call_id"], keep="first", maintain_order=True)
-        .select("trial_index", "call_id", "tool_name")
-    )
-
-
-_CALL_SCHEMA = {
-    "trial_index": pl.Int64,
-    "call_id": pl.String,
-    "tool_name": pl.String,
-    "executed": pl.Boolean,
-    "outcome": pl.String,
-    "status": pl.String,
-    "span_id": pl.String,
-    "span_count": pl.Int32,
-    "mcp_error_code": pl.Int64,
-    "prompt_index": pl.Int64,
-}
-
-
-def tool_calls(
-    tools: pl.DataFrame, joined_rows: list[tuple[Any, ...]], requested: pl.DataFrame
-) -> pl.DataFrame:
-    """One row per logical call (§2.4): one-span calls vectorised, joined calls as built by
-    the assembler, then the requests that never executed; `requested` by tool-call id."""
-    simple = tools.filter(pl.col("simple") & (pl.col("is_role") | ~pl.col("t_contract"))).select(
-        "trial_index",
-        "call_id",
-        "tool_name",
-        "executed",
-        "outcome",
-        pl.when(pl.col("executed")).then(pl.col("status")).alias("status"),
-        pl.col("span").alias("span_id"),
-        pl.lit(1, dtype=pl.Int32).alias("span_count"),
-        pl.col("code").alias("mcp_error_code"),
-        "prompt_index",
-    )
-    joined = pl.DataFrame(joined_rows, schema=_CALL_SCHEMA, orient="row")
-    calls = pl.concat([simple.cast(_CALL_SCHEMA), joined])  # type: ignore[arg-type]
-    seen = tools.select("trial_index", "call_id").filter(pl.col("call_id").is_not_null())
-    never = requested.join(seen, on=["trial_index", "call_id"], how="anti").select(
-        "trial_index",
-        "call_id",
-        "tool_name",
-        pl.lit(False).alias("executed"),
-        pl.lit(None, dtype=pl.String).alias("outcome"),
-        pl.lit(None, dtype=pl.String).alias("status"),
-        pl.lit(None, dtype=pl.String).alias("span_id"),
-        pl.lit(0, dtype=pl.Int32).alias("span_count"),
-        pl.lit(None, dtype=pl.Int64).alias("mcp_error_code"),
-        pl.lit(None, dtype=pl.Int64).alias("prompt_index"),
-    )
-    calls = pl.concat([calls, never.cast(_CALL_SCHEMA)])  # type: ignore[arg-type]
-    asked = requested.select("trial_index", "call_id", pl.lit(True).alias("requested"))
-    return (
-        calls.join(asked, on=["trial_index", "call_id"], how="left", maintain_order="left")
-        .with_columns(pl.col("requested").fill_null(False))
-        .sort("trial_index", maintain_order=True)
-    )

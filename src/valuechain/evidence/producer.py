@@ -13,14 +13,15 @@ check: `evidence.persisted`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
 from valuechain.contract.issues import Code
 from valuechain.contract.vocab_rules import STAGES
 from valuechain.evidence import contract_keys as ck
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.evidence_frame import EvidenceFrame, need
+from valuechain.evidence.issues import EvidenceIssue, TrialLog
 from valuechain.evidence.persisted import evidence_json, verify_persisted
 
 SOURCE_PRODUCER = "producer"
@@ -35,6 +36,57 @@ class ProducerRows:
     measurements: pl.DataFrame
     outcome: pl.DataFrame  # with `measurements_agree`: valuechain's check (None: not checked)
     invalid: tuple[int, ...] = ()  # trial indexes whose chain fails CONTRACT §2.1
+
+
+def producer_pass(frame: EvidenceFrame) -> EvidenceFrame:
+    """Fills the producer's chain, measurements and outcome of trials not repeated; adds the
+    codes of chains without an analyzer version (§3.5) and of invalid chains (§2.1)."""
+    roots, st, attrs = need(frame.roots, "roots"), need(frame.st, "st"), need(frame.attrs, "attrs")
+    log = TrialLog()
+    producer = producer_rows(
+        roots.with_columns(pl.col("root_row").alias("owner_row")).filter(
+            ~pl.col("trial_index").is_in(list(frame.repeated))
+        ),
+        attrs.stages,
+        attrs.measurements,
+        st.select("trace", "span"),
+        log,
+    )
+    unversioned = _unversioned_chains(producer.outcome, roots, log)
+    invalid = tuple((i, Code.W_CHAIN_INVALID.value) for i in producer.invalid)
+    return replace(
+        frame,
+        producer_chain=producer.chain,
+        producer_measurements=producer.measurements,
+        producer_outcome=producer.outcome,
+        codes=frame.coded(Code.W_CONTRACT_TYPE.value, unversioned) + invalid,
+        issues=frame.logged(log),
+    )
+
+
+def _unversioned_chains(outcome: pl.DataFrame, roots: pl.DataFrame, log: TrialLog) -> list[int]:
+    """Trials with a persisted chain but no `mcp.app.analyzer.version`, which it requires
+    (§3.5): reported once, each integrity-excluded."""
+    indexes: list[int] = outcome.filter(pl.col("analyzer_version").is_null())[
+        "trial_index"
+    ].to_list()
+    if not indexes:
+        return indexes
+    first = roots.row(indexes[0], named=True)
+    log.add(
+        EvidenceIssue(
+            Code.W_CONTRACT_TYPE,
+            f"a persisted chain without mcp.app.analyzer.version ({len(indexes)} trial"
+            f"{'s' * (len(indexes) != 1)}); the trial is integrity-excluded",
+            trace_id=first["trace"],
+            span_id=first["root_span"],
+            trial_id=first["trial_id"],
+            run_id=first["run_id"],
+            key="mcp.app.analyzer.version",
+            occurrences=len(indexes),
+        )
+    )
+    return indexes
 
 
 def _rows(
@@ -93,7 +145,7 @@ def producer_rows(
     stage_rows: pl.DataFrame,
     measurement_rows: pl.DataFrame,
     trace_spans: pl.DataFrame,
-    log: IssueLog,
+    log: TrialLog,
 ) -> ProducerRows:
     """Persisted chains of the trial roots.
 
@@ -178,7 +230,7 @@ def _unresolved(chain: pl.DataFrame, trace_spans: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _report_unresolved(chain: pl.DataFrame, log: IssueLog) -> None:
+def _report_unresolved(chain: pl.DataFrame, log: TrialLog) -> None:
     bad = chain.filter(pl.col("unresolved_span_ids").list.len() > 0)
     for trial_id, run_id, trace, idx, name, spans in bad.select(
         "trial_id", "run_id", "trace", "idx", "name", "unresolved_span_ids"

@@ -8,7 +8,7 @@ assembler, the checks, the trials table — reads this frame.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import replace
 
 import polars as pl
 
@@ -17,17 +17,28 @@ from valuechain.evidence import conventions as cv
 from valuechain.evidence import mcp_spans
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.contract_keys import OwnerClass
+from valuechain.evidence.evidence_frame import EvidenceFrame, SourceRuns, need
 from valuechain.evidence.frames import first_non_null
 from valuechain.evidence.genai import inference_span, observed_variant
-from valuechain.evidence.prepare import gather_class
-
-SourceRuns = Mapping[int, str | bytes]
+from valuechain.evidence.groups import gather_class
 
 
 def source_run_id(sha256: str | bytes) -> str:
     """The run id of a foreign import source: `src-` + 12 hex digits of its sha256 (§3.8)."""
     text = sha256.hex() if isinstance(sha256, bytes) else sha256.lower()
     return "src-" + text[:12]
+
+
+def roots_pass(frame: EvidenceFrame) -> EvidenceFrame:
+    """Fills `roots` and `repeated`: the trial indexes whose trial id an earlier trial row
+    already carries (one trial id yields at most one chain per source, §5.2; every such row
+    is integrity-excluded)."""
+    trials, st = need(frame.trials, "trials"), need(frame.st, "st")
+    s, attrs = need(frame.spans, "spans"), need(frame.attrs, "attrs")
+    roots = trial_roots(trials, s, st, attrs, frame.source_runs)
+    ids = roots.select("trial_index", "trial_id").filter(pl.col("trial_id").is_not_null())
+    repeated = ids.filter(~pl.col("trial_id").is_first_distinct())["trial_index"].to_list()
+    return replace(frame, roots=roots, repeated=frozenset(repeated))
 
 
 def trial_roots(

@@ -15,14 +15,24 @@ arrives in a later import clears the warning instead of leaving a stale one.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import polars as pl
 
 from valuechain.contract.issues import Code
+from valuechain.evidence.evidence_frame import EvidenceFrame, need
 from valuechain.evidence.grouping import named
-from valuechain.evidence.issues import EvidenceIssue, IssueLog
+from valuechain.evidence.issues import EvidenceIssue, TrialLog
 
 
-def report_tree(spans: pl.DataFrame, log: IssueLog) -> None:
+def tree_pass(frame: EvidenceFrame) -> EvidenceFrame:
+    """Adds the span tree's issues of every span read."""
+    log = TrialLog()
+    report_tree(need(frame.spans, "spans"), log)
+    return replace(frame, issues=frame.logged(log))
+
+
+def report_tree(spans: pl.DataFrame, log: TrialLog) -> None:
     """Add the orphan and outside-the-window issues of normalised spans (`trace`, `span`,
     `parent`, `start_ns`, `end_ns`, `span_row`)."""
     # A span stored more than once (a conflicting duplicate) is one span of the tree. Only the

@@ -50,7 +50,7 @@ def decode_export(
         part = RecordDecoder(options)
         part.run_values([value])
         merger = SourceMerger(source, options, keep=True)
-        merger.add(part.result())
+        merger.merge(part.result())
         return merger.finish()
     documents = SPANS
     while True:

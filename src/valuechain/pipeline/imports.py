@@ -303,7 +303,7 @@ def _write_source(
     name = stream.merger.out.source
     with SourceWriter(db, name, import_id) as writer:
         for batch in stream:
-            writer.add(batch.tables, batch.issues)
+            writer.gather(batch.tables, batch.issues)
         decoded = stream.result
         if db.has_source(decoded.sha256):  # the file grew or shrank to stored bytes
             writer.abort()

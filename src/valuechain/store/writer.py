@@ -43,7 +43,7 @@ class Committed:
 
 
 class SourceWriter:
-    """One source's import: ``add`` each batch in order, then ``finish`` (or leave the ``with``
+    """One source's import: ``gather`` each batch in order, then ``finish`` (or leave the ``with``
     block with an exception, which undoes everything: a rejected or failed source leaves the
     store exactly as it was).
 
@@ -118,7 +118,7 @@ class SourceWriter:
         if self._committed:
             self.db.undo_import(self.offsets)
 
-    def add(self, batch_tables: dict[str, pa.Table], issues: list[Issue]) -> None:
+    def gather(self, batch_tables: dict[str, pa.Table], issues: list[Issue]) -> None:
         """Gather one batch, committing the group written before it; once the batches gathered
         hold ``COMMIT_ROWS`` rows, write them as one (deduplicated, with their issues)."""
         if not self._open:

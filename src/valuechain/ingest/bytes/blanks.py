@@ -37,7 +37,7 @@ class Gap:
     size: int = 0
     newlines: int = 0
 
-    def add(self, piece: bytes) -> None:
+    def count(self, piece: bytes) -> None:
         unit = piece[:1] if piece.count(piece[:1]) == len(piece) else piece
         if self.runs and self.runs[-1][0] == unit and self.runs[-1][1] == len(piece):
             last, length, times, newlines = self.runs[-1]
@@ -104,7 +104,7 @@ class Pieces:
                     self._blank_run += len(piece)
                     return piece
                 gap = gap or Gap()
-                gap.add(piece)
+                gap.count(piece)
                 continue
             self._blank_run = 0
             if gap is None:

@@ -120,7 +120,7 @@ def read_payload(data: bytes | bytearray, source_stem: str) -> Payload:
     del data
     grouper = _Grouper(source_stem, quarantined)
     for where, line_no, value in values:
-        grouper.add(where, line_no, value)
+        grouper.fold(where, line_no, value)
     return Payload(grouper.finish(), quarantined)
 
 
@@ -136,7 +136,7 @@ class _Grouper:
         self.by_server_id: dict[str, SdkRun] = {}
         self.by_external: dict[str, SdkRun] = {}
 
-    def add(self, path: str, line: int | None, value: Any) -> None:
+    def fold(self, path: str, line: int | None, value: Any) -> None:
         if isinstance(value, list):
             if value and all(_trace_span_like(v) for v in value):
                 raise _trace_span_rejection()

@@ -6,9 +6,10 @@ renders where an issue is the way an error message leads with it (STYLE habit 5)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from valuechain.contract.issue_log import IssueLog as Log
 from valuechain.contract.issues import AGGREGATED, Code, Issue, excerpt
 
 
@@ -21,12 +22,18 @@ class Where:
     byte_offset: int | None = None
 
 
-@dataclass(slots=True)
 class IssueLog:
-    """Issues of one source, in the order they were found."""
+    """Issues of one source, in the order they were found (`contract.issue_log.IssueLog`,
+    whose aggregation it keeps); `add` builds the row from where the decoder stands."""
 
-    issues: list[Issue] = field(default_factory=list)
-    _aggregated: dict[Code, Issue] = field(default_factory=dict)
+    __slots__ = ("_log",)
+
+    def __init__(self) -> None:
+        self._log: Log[Issue] = Log(AGGREGATED)
+
+    @property
+    def issues(self) -> list[Issue]:
+        return self._log.issues
 
     def add(
         self,
@@ -37,24 +44,20 @@ class IssueLog:
         value: Any = None,
         span_row: int | None = None,
     ) -> None:
-        if code in AGGREGATED:
-            first = self._aggregated.get(code)
-            if first is not None:
-                first.occurrences += 1
-                return
-        issue = Issue(
-            code,
-            message,
-            where.record_index,
-            where.line,
-            where.byte_offset,
-            json_path,
-            excerpt(value),
-            span_row,
+        if self._log.counted(code):  # an aggregated repeat: no row (nor excerpt) to build
+            return
+        self._log.add(
+            Issue(
+                code,
+                message,
+                where.record_index,
+                where.line,
+                where.byte_offset,
+                json_path,
+                excerpt(value),
+                span_row,
+            )
         )
-        if code in AGGREGATED:
-            self._aggregated[code] = issue
-        self.issues.append(issue)
 
 
 def pointer(issue: Issue) -> str | None:

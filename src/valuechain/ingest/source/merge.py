@@ -68,7 +68,7 @@ class SourceMerger:
         self.trace_ids: set[bytes] = set()
         self.span_rows = self.attribute_rows = 0
 
-    def add(self, part: PartResult) -> Batch:
+    def merge(self, part: PartResult) -> Batch:
         rows, record_offset = dict(self.rows), self.records
         batch_tables = rebase(part.tables, rows, record_offset)
         for name in ROW_TABLES:

@@ -104,7 +104,7 @@ class SourceStream:
         for result in results:
             if result.refused:
                 raise DocumentRefused("the native path refused a run of the document", result.again)
-            yield merger.add(result)
+            yield merger.merge(result)
             if unpacker.bytes_out + merger.extra_decoded > cap and merger.zstd_records:
                 merger.problem(
                     Code.E_TOO_LARGE, f"decompressed size exceeds the cap of {cap} bytes"
