@@ -97,7 +97,8 @@ def test_the_verdict_names_its_failing_trials_by_the_id_trial_takes(example_stor
     assert named, table
     for trial in named:
         assert run("--store", example_store, "trial", trial).exit_code == 0
-    assert f"valuechain trials {EXAMPLE_RUN}" in table
+    # suggested on the store the command line named (issue 41.5)
+    assert f"valuechain --store {example_store} trials {EXAMPLE_RUN}" in " ".join(table.split())
     markdown = run("--store", example_store, "verdict", EXAMPLE_RUN, "--format", "markdown")
     assert "| trial | case | variant |" in markdown.stdout
 
