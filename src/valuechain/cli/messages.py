@@ -32,22 +32,33 @@ _COMMAND = re.compile(r"\bvaluechain ([a-z][a-z-]*)\b(?: ([a-z][a-z-]*)\b)?")
 INDENT: Final = "  "  # a wrapped line continues under its first word
 
 
-def _remember_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value:  # global or the command's own: either silences the whole command line
-        ctx.find_root().meta[QUIET_KEY] = True
+def _flag_option(key: str, *names: str, help: str) -> Callable[[FC], FC]:
+    """A flag that is global and on every command alike: given either place, it is kept in
+    the root context's ``meta[key]`` (read by `quiet`, `compact`); eager, so it holds before
+    any other option's callback runs."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value:  # global or the command's own: either holds for the whole command line
+            ctx.find_root().meta[key] = True
+
+    return click.option(
+        *names,
+        is_flag=True,
+        default=False,
+        expose_value=False,
+        is_eager=True,
+        callback=remember,
+        help=help,
+    )
 
 
 def quiet_option() -> Callable[[FC], FC]:
     """``--quiet`` / ``-q``: no progress, no asides — only the result, or the error. Global,
     and on every command; exit codes do not change."""
-    return click.option(
+    return _flag_option(
+        QUIET_KEY,
         "--quiet",
         "-q",
-        is_flag=True,
-        default=False,
-        expose_value=False,
-        is_eager=True,
-        callback=_remember_quiet,
         help="Print only the result (or the error): no progress bars, no notes.",
     )
 
@@ -58,21 +69,12 @@ def quiet() -> bool:
     return bool(ctx is not None and ctx.find_root().meta.get(QUIET_KEY))
 
 
-def _remember_compact(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value:  # global or the command's own
-        ctx.find_root().meta[COMPACT_KEY] = True
-
-
 def compact_option() -> Callable[[FC], FC]:
     """``--compact``: JSON on one line. Global, and on every command that prints JSON; by
     default every command's JSON is indented two spaces."""
-    return click.option(
+    return _flag_option(
+        COMPACT_KEY,
         "--compact",
-        is_flag=True,
-        default=False,
-        expose_value=False,
-        is_eager=True,
-        callback=_remember_compact,
         help="JSON on one line (by default indented two spaces, as every command prints it).",
     )
 

@@ -78,21 +78,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 @pytest.fixture(scope="module")
 def opened(browser: object, trend_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Opened:
-    folder = tmp_path_factory.mktemp("report-page")
-    path = folder / "report.html"
-    path.write_text(report_of(trend_store), encoding="utf-8")
-    url = path.as_uri()
-    page = browser.new_page()  # type: ignore[attr-defined]
-    seen = Opened(page, url)
-    browser.on("request", lambda r: seen.requests.append(r.url))  # type: ignore[attr-defined]
-    page.on("console", lambda m: m.type == "error" and seen.errors.append(m.text))
-    page.on("pageerror", lambda e: seen.errors.append(str(e)))
     # nothing but the file may load; an attempt still shows in `requests`
-    page.route(
-        "**/*", lambda route: route.continue_() if route.request.url == url else route.abort()
-    )
-    page.goto(url, wait_until="load")
-    return seen
+    return _load(browser, report_of(trend_store), tmp_path_factory.mktemp("report-page"))
 
 
 def test_renders_without_console_errors_or_requests(opened: Opened) -> None:
