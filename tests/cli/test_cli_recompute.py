@@ -82,7 +82,7 @@ def test_an_unknown_run_and_a_newer_analyzer_are_one_red_line(example_store: str
 def test_runs_says_a_run_at_an_older_analyzer_needs_a_recompute(store_at_11: str) -> None:
     def cells() -> tuple[str, str]:
         with valuechain.open(store_at_11, read_only=True) as store:
-            (row,) = runs_table(store.runs()).rows(named=True)
+            (row,) = runs_table(store.run_rows())
         return row["trials in/total"], row["documents"]
 
     assert cells() == ("older analyzer only: run valuechain recompute", "11 stale")

@@ -11,22 +11,29 @@ from pathlib import Path
 
 import pytest
 
-from valuechain.cli import main
+from valuechain.cli import COMMAND_MODULES, main
 
 HEAVY = ("polars", "pyarrow", "duckdb", "ray", "altair", "pandas", "numpy")
 SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _env() -> dict[str, str]:
+    """This checkout's sources first, in a fresh interpreter too."""
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
 
 
 def _loaded_after(code: str) -> list[str]:
     """The heavy modules a fresh interpreter holds after running ``code`` (said on standard
     error after a marker: what the code prints is not ours to read)."""
     report = f"print('loaded:', *(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
-    path = os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])
     done = subprocess.run(
         [sys.executable, "-c", f"{code}\nimport sys\n{report}"],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": path},
+        env=_env(),
         check=True,
     )
     marker = [line for line in done.stderr.splitlines() if line.startswith("loaded:")]
@@ -57,13 +64,62 @@ def test_every_help_loads_no_engine(command: tuple[str, ...]) -> None:
     assert _loaded_after(run) == []
 
 
-def test_opening_a_store_loads_the_engines_after_all(tmp_path: Path) -> None:
-    """The probe can fail: a command that does its work loads them (so an empty list above is
-    the command line's doing, not a probe that sees nothing)."""
-    store = tmp_path / "s.duckdb"
-    run = (
-        "from valuechain.cli import main\n"
-        f"try:\n    main(['--store', {str(store)!r}, 'runs'])\n"
-        "except SystemExit:\n    pass"
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("demo")
+    subprocess.run(
+        [sys.executable, "-m", "valuechain", "-q", "demo"],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        env=_env(),
     )
-    assert {"duckdb", "polars"} <= set(_loaded_after(run))
+    return folder / "valuechain-demo.duckdb"
+
+
+def _command(store: Path, *args: str) -> str:
+    return (
+        "from valuechain.cli import main\n"
+        f"try:\n    main(['--store', {str(store)!r}, *{list(args)!r}])\n"
+        "except SystemExit as stop:\n    assert stop.code == 0, stop.code"
+    )
+
+
+def test_listing_runs_loads_duckdb_alone(demo_store: Path) -> None:
+    """`runs` answers from a few Python rows: the DataFrame engines stay unloaded."""
+    assert _loaded_after(_command(demo_store, "runs")) == ["duckdb"]
+
+
+def test_a_frame_of_results_loads_the_engines_after_all(demo_store: Path) -> None:
+    """The probe can fail: a command that works on frames loads them (so the lists above are
+    the command line's doing, not a probe that sees nothing)."""
+    loaded = set(_loaded_after(_command(demo_store, "runs", "--format", "json")))
+    assert {"duckdb", "polars", "pyarrow"} <= loaded
+
+
+def test_the_command_table_names_each_commands_module() -> None:
+    """`COMMAND_MODULES` says where every registered command lives, and nothing more."""
+    registered = {
+        name: command.callback.__module__.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+        for name, command in main.commands.items()
+        if command.callback is not None
+    }
+    registered["store"] = "store"  # a group of verbs: its own callback-less section
+    assert registered == COMMAND_MODULES
+
+
+def test_a_command_imports_its_own_module_alone(demo_store: Path) -> None:
+    modules = f"{sorted(set(COMMAND_MODULES.values()))!r}"
+    probe = (
+        f"{_command(demo_store, 'runs')}\n"
+        f"print('modules:', *(m for m in {modules} if 'valuechain.cli.' + m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", f"import sys\n{probe}"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        check=True,
+    )
+    (line,) = (line for line in done.stdout.splitlines() if line.startswith("modules:"))
+    assert line.split()[1:] == ["funnels"]

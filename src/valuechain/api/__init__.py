@@ -215,6 +215,12 @@ class Store:
 
         return runs_frame(self.db.con)
 
+    def run_rows(self) -> list[dict[str, Any]]:
+        """`runs` as Python rows (column name → value), read without a DataFrame engine."""
+        from valuechain.query.runs import run_rows
+
+        return run_rows(self.db.con)
+
     def contents(self) -> StoreContents:
         """What the store holds: traces, spans, runs and how many runs are eval runs."""
         from valuechain.query.runs import store_contents

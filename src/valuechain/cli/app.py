@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +55,57 @@ COMMANDLINE = ParameterSource.COMMANDLINE
 # The commands that never open the store of --store (no ``--wait``).
 STORELESS = frozenset({"demo", "scale", "schema", "synth"})  # demo: its own store, recreated
 __all__ = ["aside", "err", "out"]  # the consoles every command module prints on
+
+
+class CommandsOnDemand(dict[str, click.Command]):
+    """A group's commands, each module imported when one of its commands is first asked for
+    (``valuechain runs`` imports the module of ``runs`` alone); listing them all (``--help``,
+    the reference docs) imports every module. Its modules register their commands as they
+    load (``@main.command()``)."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        super().__init__()
+        self._modules = dict(modules)  # command name → its module, until loaded
+
+    def _load(self, name: str) -> None:
+        module = self._modules.pop(name, None)
+        if module is not None:
+            import_module(module)
+
+    def _load_all(self) -> None:
+        for name in list(self._modules):
+            self._load(name)
+
+    def __getitem__(self, name: str) -> click.Command:
+        self._load(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:  # click's `get_command`
+        self._load(name)
+        return super().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules or super().__contains__(name)
+
+    def __iter__(self) -> Iterator[str]:
+        self._load_all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._load_all()
+        return super().__len__()
+
+    def keys(self) -> KeysView[str]:
+        self._load_all()
+        return super().keys()
+
+    def values(self) -> ValuesView[click.Command]:
+        self._load_all()
+        return super().values()
+
+    def items(self) -> ItemsView[str, click.Command]:
+        self._load_all()
+        return super().items()
 
 
 class Section(click.Group):

@@ -39,15 +39,16 @@ from valuechain.report.output_formats import Format
 def runs(ctx: click.Context, fmt: str, wide: bool) -> None:
     """List runs: suite, completion, trials in/out and in store, parity, analyzer, state."""
     from valuechain.report.runs import RUNS_COLUMNS, runs_table, store_note
+    from valuechain.report.tables import rows_table
 
     with open_store(ctx, read_only=True) as store:
-        frame = store.runs()
+        if fmt != "table":  # csv/json carry every column, and nothing but the rows
+            emit(store.runs(), Format(fmt), None)
+            return
+        rows = store.run_rows()  # a table of a few rows: no DataFrame engine to load
         contents = store.contents()
-    if fmt != "table":  # csv/json carry every column, and nothing but the rows
-        emit(frame, Format(fmt), None)
-        return
-    if frame.height:
-        emit(runs_table(frame), Format.TABLE, None, columns=RUNS_COLUMNS, wide=wide)
+    if rows:
+        out.print(rows_table(runs_table(rows), RUNS_COLUMNS, wide=wide), crop=False)
     note = store_note(contents)
     if note:
         out.print(note)

@@ -11,11 +11,14 @@ reader can say so instead of showing an empty or silently partial table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
 
 from valuechain.query.statements import query_frame, query_rows
+
+if TYPE_CHECKING:  # `run_rows` and the counts need no engine but DuckDB
+    import polars as pl
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +54,17 @@ class RunCompleteness:
 
 
 def runs_frame(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """One row per run, oldest completion first (runs without one last), then by run id."""
-    relation = con.sql("SELECT * FROM main.runs ORDER BY completed_at ASC NULLS LAST, run_id")
-    frame = pl.from_arrow(relation.to_arrow_table())
-    assert isinstance(frame, pl.DataFrame)
-    # which analyzer versions the run has documents for, and whether recompute would touch it
-    analyzers = query_frame(con, "query/run_analyzers.sql")
-    return frame.join(analyzers, on="run_id", how="left", maintain_order="left")
+    """One row per run, oldest completion first (runs without one last), then by run id,
+    with the analyzer versions it has documents for and whether recompute would touch it."""
+    return query_frame(con, _RUNS)
+
+
+def run_rows(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """`runs_frame` as Python rows: a listing for the terminal loads no DataFrame engine."""
+    return query_rows(con, _RUNS)
+
+
+_RUNS = "query/runs.sql"
 
 
 def store_contents(con: duckdb.DuckDBPyConnection) -> StoreContents:

@@ -6,19 +6,23 @@ The query layer's reads kept in ``sql/query`` (STYLE.md habit 6) run through the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
 
 from valuechain.errors import StoreError
 from valuechain.store.sqlfiles import statement
+
+if TYPE_CHECKING:  # loaded by the first frame asked for: `query_rows` needs only DuckDB
+    import polars as pl
 
 
 def query_frame(
     con: duckdb.DuckDBPyConnection, name: str, params: Mapping[str, Any] | None = None
 ) -> pl.DataFrame:
     """The result of ``sql/<name>`` as a polars frame (column types as DuckDB's Arrow gives)."""
+    import polars as pl
+
     sql = statement(name)
     relation = con.sql(sql.text, params=sql.bind(params or {}) or None)
     frame = pl.from_arrow(relation.to_arrow_table())

@@ -11,14 +11,16 @@ import datetime as dt
 import io
 import math
 from decimal import Decimal
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-import polars as pl
 from rich.table import Table
 
 from valuechain.contract.vocab import JS_MAX_SAFE_INTEGER
 from valuechain.report.output_formats import Format
+
+if TYPE_CHECKING:  # a table of Python rows renders without the engine (`runs`)
+    import polars as pl
 
 ISO_UTC: Final = "%Y-%m-%dT%H:%M:%S.%fZ"  # every timestamp, in every format
 CELL_LIMIT: Final = 200  # characters a table cell shows at most (csv and json stay whole)
@@ -68,6 +70,8 @@ def to_csv(frame: pl.DataFrame) -> bytes:
     """CSV; a list, array or struct cell holds its JSON text (per the JSON conventions), a
     binary cell its lower-case hex, a timestamp ISO-8601 UTC with ``Z`` as in JSON; a null
     cell is empty."""
+    import polars as pl
+
     flat = frame.with_columns(
         pl.Series(name, [cell_text(v) for v in frame.get_column(name).to_list()], pl.String)
         for name, dtype in frame.schema.items()

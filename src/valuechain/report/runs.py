@@ -8,9 +8,8 @@ without any eval run, or without anything at all, says so in one line.
 
 from __future__ import annotations
 
-from typing import Final
-
-import polars as pl
+from collections.abc import Iterable
+from typing import Any, Final
 
 from valuechain.query.runs import RunCompleteness, StoreContents
 from valuechain.report.columns import Col
@@ -82,64 +81,61 @@ def completeness_text(c: RunCompleteness) -> str | None:
     return "; ".join(parts) or None
 
 
-def _in_store() -> pl.Expr:
-    expected = pl.col("trials_expected")
-    count = pl.col("trials_in_store").cast(pl.String)
-    text = (
-        pl.when(expected.is_null())
-        .then(count)
-        .otherwise(pl.format("{} of {}", "trials_in_store", "trials_expected"))
-    )
-    missing = pl.when(pl.col("trials_missing") > 0).then(
-        pl.format(" ({} missing)", "trials_missing")
-    )
-    return pl.concat_str([text, missing.otherwise(pl.lit(""))]).alias("trials in store")
+def _in_store(run: dict[str, Any]) -> str:
+    """``16 of 720 (704 missing)``, or the count alone when the run states no expected one."""
+    expected, missing = run["trials_expected"], run["trials_missing"]
+    text = str(run["trials_in_store"])
+    if expected is not None:
+        text = f"{text} of {expected}"
+    return f"{text} ({missing} missing)" if missing is not None and missing > 0 else text
 
 
-def runs_table(frame: pl.DataFrame) -> pl.DataFrame:
-    """The columns a person compares runs by, every empty cell replaced by its reason."""
-    no_document = pl.col("included_trials").is_null()
-    reason = (
-        pl.when(~pl.col("eval_run"))
-        .then(pl.lit(NO_FUNNEL))
-        .when(pl.col("stale") & (pl.col("document_analyzer_versions").list.len() > 0))
-        .then(pl.lit(OLDER_ANALYZER_ONLY))
-        .otherwise(
-            pl.col("document_blocker")
-            .replace_strict(BLOCKER_TEXT, default=None, return_dtype=pl.String)
-            .fill_null(NOT_MATERIALIZED)
-        )
-    )
-    return frame.select(
-        "run_id",
-        pl.when(pl.col("suite_id").is_not_null())
-        .then(pl.col("suite_id"))
-        .when(~pl.col("eval_run"))
-        .then(pl.lit(NOT_AN_EVAL_RUN))
-        .otherwise(pl.lit("missing"))
-        .alias("suite_id"),
-        "completed_at",
-        pl.when(no_document)
-        .then(reason)
-        .otherwise(pl.format("{}/{}", "included_trials", "total_trials"))
-        .alias("trials in/total"),
-        _in_store(),
-        pl.concat_str(
-            ["run_group_id", "config_revision", "case_set_fingerprint"],
-            separator=" · ",
-            ignore_nulls=False,
-        )
-        .fill_null("missing")
-        .alias("parity (group · config · case set)"),
-        pl.col("stage_analyzer_version").cast(pl.String).fill_null("—").alias("analyzer"),
-        pl.concat_str(  # which versions it has documents at; stale: `recompute` would touch it
-            pl.col("document_analyzer_versions")
-            .list.eval(pl.element().cast(pl.String))
-            .list.join(","),
-            pl.when(pl.col("stale")).then(pl.lit(" stale")).otherwise(pl.lit("")),
-        ).alias("documents"),
-        pl.col("materialization_state").fill_null("unmeasured").alias("state"),
-    )
+def _no_document_reason(run: dict[str, Any]) -> str:
+    if not run["eval_run"]:
+        return NO_FUNNEL
+    if run["stale"] and run["document_analyzer_versions"]:
+        return OLDER_ANALYZER_ONLY
+    return BLOCKER_TEXT.get(run["document_blocker"], NOT_MATERIALIZED)
+
+
+def _suite(run: dict[str, Any]) -> str:
+    if run["suite_id"] is not None:
+        return str(run["suite_id"])
+    return "missing" if run["eval_run"] else NOT_AN_EVAL_RUN
+
+
+def _parity(run: dict[str, Any]) -> str:
+    keys = (run["run_group_id"], run["config_revision"], run["case_set_fingerprint"])
+    return "missing" if None in keys else " · ".join(keys)
+
+
+def _documents(run: dict[str, Any]) -> str:
+    """Which versions it has documents at; stale: `recompute` would touch it."""
+    versions = ",".join(str(v) for v in run["document_analyzer_versions"])
+    return f"{versions} stale" if run["stale"] else versions
+
+
+def runs_table(runs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The columns a person compares runs by (rows of `query.runs.run_rows`), every empty
+    cell replaced by its reason."""
+    return [
+        {
+            "run_id": run["run_id"],
+            "suite_id": _suite(run),
+            "completed_at": run["completed_at"],
+            "trials in/total": _no_document_reason(run)
+            if run["included_trials"] is None
+            else f"{run['included_trials']}/{run['total_trials']}",
+            "trials in store": _in_store(run),
+            "parity (group · config · case set)": _parity(run),
+            "analyzer": "—"
+            if run["stage_analyzer_version"] is None
+            else str(run["stage_analyzer_version"]),
+            "documents": _documents(run),
+            "state": run["materialization_state"] or "unmeasured",
+        }
+        for run in runs
+    ]
 
 
 # `runs_table` at 80 columns: the id and the counts in line, the long parity triple under.

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import polars as pl
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from valuechain.report.columns import Col
 from valuechain.report.formats import bounded, cell_text
+
+if TYPE_CHECKING:  # `rows_table` needs no engine: `runs` lists a store without loading one
+    import polars as pl
 
 NULL: Final = "∅"
 GAP: Final = "  "
@@ -190,9 +192,30 @@ def fitted_table(
     texts = {name: [cell(v) for v in head.get_column(name).to_list()] for name in head.columns}
     declared = list(columns) if columns is not None else generic_columns(head, texts)
     rows = [[texts[c.name][i] for c in declared] for i in range(head.height)]
-    caption = (
-        f"{max_rows} of {frame.height} rows shown; use --format csv or --output"
-        if frame.height > max_rows
-        else None
+    return FittedTable(
+        declared,
+        rows,
+        title=title,
+        wide=wide,
+        caption=_caption(max_rows, frame.height),
+        joined=joined,
     )
-    return FittedTable(declared, rows, title=title, wide=wide, caption=caption, joined=joined)
+
+
+def rows_table(
+    rows: Sequence[dict[str, Any]],
+    columns: Iterable[Col],
+    *,
+    wide: bool = False,
+    max_rows: int = 200,
+) -> FittedTable:
+    """Python rows (column name → value) as `fitted_table` shows a frame of them."""
+    declared = list(columns)
+    cells = [[cell(row[c.name]) for c in declared] for row in rows[:max_rows]]
+    return FittedTable(declared, cells, wide=wide, caption=_caption(max_rows, len(rows)))
+
+
+def _caption(max_rows: int, height: int) -> str | None:
+    if height <= max_rows:
+        return None
+    return f"{max_rows} of {height} rows shown; use --format csv or --output"

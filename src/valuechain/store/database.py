@@ -15,11 +15,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
-import pyarrow as pa
 
 from valuechain._version import __version__
 from valuechain.errors import StoreError
@@ -37,6 +35,10 @@ from valuechain.store.memory_limit import (
 from valuechain.store.migrate import STORE_SCHEMA_VERSION
 from valuechain.store.pending import PendingDerivation, PendingGroup
 from valuechain.store.sandbox import connect, read_only_sql
+
+if TYPE_CHECKING:  # the engines load with the first read or write that needs them
+    import polars as pl
+    import pyarrow as pa
 
 
 class Database(EvidenceReads):

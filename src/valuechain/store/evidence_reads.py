@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from valuechain.store import sqlfiles
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # The share of the stored trials above which touched traces are widened to runs from the list
 # of every trace (one pass) rather than found run by run (two passes over each touched trace).
@@ -51,6 +52,9 @@ class EvidenceReads:
         (`sql/query/run_members.sql`), so a derive after a small import costs what it brings:
         at 1M stored traces, 0.07 s for 100 touched ones instead of 2 s. Each touched trace
         costs ~3 µs a pass (two passes) against ~2 µs a stored trace for the whole list."""
+        import pyarrow as pa  # here: opening a store loads no engine but DuckDB
+        import pyarrow.compute as pc
+
         if touched is None:
             return self._traces_of(None)
         traces = pa.array(touched, pa.binary())
@@ -69,6 +73,8 @@ class EvidenceReads:
         return int(count)
 
     def _traces_of(self, traces: pa.Array | pa.ChunkedArray | None) -> pa.Table:
+        import pyarrow as pa
+
         wanted = pa.table({"trace_id": traces if traces is not None else pa.array([], pa.binary())})
         self.con.register("wanted_traces", wanted)
         try:
@@ -111,6 +117,8 @@ class EvidenceReads:
     def trial_sources(self, spans: pa.Table) -> dict[int, str]:
         """source_id → sha256 (hex) of every source holding some of ``spans`` (`trial_rows`),
         for the runs of foreign traces (TRACE-FORMAT §3.8)."""
+        import pyarrow.compute as pc
+
         source_ids = pc.unique(spans["source_id"]).to_pylist()
         table = self._arrow(_SOURCE_DIGESTS, {"source_ids": source_ids})
         return dict(
@@ -131,6 +139,9 @@ def of_runs(trace_runs: pa.Table, touched: pa.Array | Iterable[bytes]) -> pa.Tab
     """The rows of ``trace_runs`` (`EvidenceReads.trace_runs`) whose run holds one of the
     ``touched`` traces: every trace of those runs, so run-level facts (incomplete runs, id
     conflicts) see the whole run."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     wanted = pc.is_in(trace_runs["trace_id"], pa.array(touched, pa.binary()))
     keys = pc.unique(trace_runs.filter(wanted)["run_key"])
     return trace_runs.filter(pc.is_in(trace_runs["run_key"], keys))

@@ -14,15 +14,18 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from valuechain.errors import StoreError, UsageError
 from valuechain.store import lock, sqlfiles
 from valuechain.store.disk import cannot_open, damage
 from valuechain.store.integrity import check_length
 from valuechain.store.interrupt import time_limit
+
+if TYPE_CHECKING:  # loaded where used: opening a store loads no engine but DuckDB
+    import polars as pl
 
 # A new store is written in DuckDB's v1.2.0 storage format: every DuckDB client from 1.2.0 on
 # reads it (the newest format, DuckDB 2.0's default, no client before 2.0 can), for ~3 % more
@@ -95,6 +98,8 @@ def read_only_sql(
 ) -> pl.DataFrame:
     """Run one reading statement of a user's and return its result; anything else is refused.
     Stopped after ``timeout`` seconds (`QueryTimeoutError`; None: no limit)."""
+    import polars as pl
+
     check_reads_only(query)
     con.begin()
     try:
