@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -46,6 +46,8 @@ from valuechain.errors import UsageError, ValuechainError
 from valuechain.report.output_formats import Format
 
 if TYPE_CHECKING:
+    from _collections_abc import dict_items, dict_keys, dict_values
+
     import polars as pl
 
     from valuechain import api
@@ -95,15 +97,15 @@ class CommandsOnDemand(dict[str, click.Command]):
         self._load_all()
         return super().__len__()
 
-    def keys(self) -> KeysView[str]:
+    def keys(self) -> dict_keys[str, click.Command]:
         self._load_all()
         return super().keys()
 
-    def values(self) -> ValuesView[click.Command]:
+    def values(self) -> dict_values[str, click.Command]:
         self._load_all()
         return super().values()
 
-    def items(self) -> ItemsView[str, click.Command]:
+    def items(self) -> dict_items[str, click.Command]:
         self._load_all()
         return super().items()
 
