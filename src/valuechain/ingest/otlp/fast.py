@@ -24,9 +24,9 @@ exports the native path takes ~0.7-0.9x its CPU time, but a small document costs
 path's set-up (~50 ms of CPU for a 24 KB trial file, against ~7 here and ~10 in the reference),
 and the small-file import (``pipeline.small_files``, ``source.documents``) is built on it.
 
-Just over 400 lines: the Struct schema and the one walk that turns it into rows are read
-against each other line by line (a field added to one must be added to the other); the
-attribute rows already live apart.
+The Struct schema and the one walk that turns it into rows are read against each other line by
+line (a field added to one must be added to the other); attribute rows (`fast_attributes`) and
+the scalars' checks (`fast_scalars`) live apart.
 """
 
 from __future__ import annotations
@@ -36,17 +36,20 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from valuechain.contract.tables import INT64_MAX
 from valuechain.ingest.bytes import json_keys
 from valuechain.ingest.otlp import canonical
 from valuechain.ingest.otlp.fast_attributes import FallbackError, FastAttributes, KeyValue
+from valuechain.ingest.otlp.fast_scalars import (
+    checked_count,
+    checked_event_time,
+    checked_flags,
+    checked_id,
+    checked_time,
+)
 from valuechain.ingest.otlp.json import SpanDecoder
-from valuechain.ingest.otlp.scalars import UINT32_MAX
 from valuechain.ingest.source.issue_log import Where
 
 _NO_DROPS = (0, 0, 0)  # a span with a dropped count is not the fast path
-# a longer decimal is beyond int64 (or padded with zeros): not converted, the reference says
-_INT64_DIGITS = 19
 # Every field that may be absent is UNSET when it is, so that the request written back holds
 # exactly the keys read (``json_keys.may_repeat``); absent reads as the proto3 default.
 _Int = int | UnsetType
@@ -130,42 +133,6 @@ def _text(value: str | UnsetType) -> str | None:
     return None if value is UNSET else value
 
 
-def _id(raw: str, size: int) -> bytes:
-    if len(raw) != size * 2:
-        raise FallbackError
-    try:
-        value = bytes.fromhex(raw)
-    except ValueError:
-        raise FallbackError from None
-    if len(value) != size or not any(value):
-        raise FallbackError
-    return value
-
-
-def _time(raw: str | UnsetType) -> int:
-    """A canonical, non-zero, int64-sized decimal time (anything else is not the fast path)."""
-    if raw is UNSET or not (raw.isascii() and raw.isdigit()) or len(raw) > _INT64_DIGITS:
-        raise FallbackError
-    value = int(raw)
-    if not 0 < value <= INT64_MAX:
-        raise FallbackError
-    return value
-
-
-def _count(value: int | UnsetType) -> int:
-    if value is UNSET:
-        return 0
-    if not 0 <= value <= UINT32_MAX:
-        raise FallbackError
-    return value
-
-
-def _flags(value: int | UnsetType) -> int | None:
-    if value is UNSET:
-        return None
-    return _count(value)
-
-
 class FastDecoder(FastAttributes):
     """Decodes canonical OTLP/JSON records straight into a ``SpanDecoder``'s columns."""
 
@@ -241,7 +208,7 @@ class FastDecoder(FastAttributes):
                 r_dropped = 0
             else:
                 r_attrs = resource.attributes
-                r_dropped = _count(resource.dropped_attributes_count)
+                r_dropped = checked_count(resource.dropped_attributes_count)
             resource_row = nxt["resources"]
             nxt["resources"] += 1
             r_url = _text(rs.schema_url)
@@ -266,7 +233,7 @@ class FastDecoder(FastAttributes):
                     name = _text(scope.name)
                     version = _text(scope.version)
                     s_attrs = scope.attributes
-                    s_dropped = _count(scope.dropped_attributes_count)
+                    s_dropped = checked_count(scope.dropped_attributes_count)
                 s_url = _text(ss.schema_url)
                 scope_canon = self._attrs(s_attrs, "scope", scope_row)[0]
                 scope_identity = canonical.scope_identity(
@@ -295,10 +262,10 @@ class FastDecoder(FastAttributes):
         spath: str,
         k: int,
     ) -> None:
-        trace_id = _id(span.trace_id, 16)
-        span_id = _id(span.span_id, 8)
+        trace_id = checked_id(span.trace_id, 16)
+        span_id = checked_id(span.span_id, 8)
         parent_raw = span.parent_span_id
-        parent = _id(parent_raw, 8) if parent_raw else None
+        parent = checked_id(parent_raw, 8) if parent_raw else None
         kind = 0 if span.kind is UNSET else span.kind
         if not 0 <= kind <= 5:
             raise FallbackError
@@ -310,8 +277,8 @@ class FastDecoder(FastAttributes):
             message = _text(status.message)
             if not 0 <= code <= 2:
                 raise FallbackError
-        start = _time(span.start_time_unix_nano)
-        end = _time(span.end_time_unix_nano)
+        start = checked_time(span.start_time_unix_nano)
+        end = checked_time(span.end_time_unix_nano)
         duration = end - start
         if duration < 0:
             raise FallbackError
@@ -324,7 +291,7 @@ class FastDecoder(FastAttributes):
         events_canon = self._events(span.events, span_row) if span.events else []
         links_canon = self._links(span.links, span_row) if span.links else []
         trace_state = _text(span.trace_state)
-        flags = _flags(span.flags)
+        flags = checked_flags(span.flags)
         name = _text(span.name)
         content_hash = canonical.span_hash(
             owner,
@@ -374,11 +341,11 @@ class FastDecoder(FastAttributes):
         nxt = self._next
         for ordinal, event in enumerate(events):
             raw_time = event.time_unix_nano
-            time = None if raw_time is UNSET else _event_time(raw_time)
+            time = None if raw_time is UNSET else checked_event_time(raw_time)
             event_row = nxt["events"]
             nxt["events"] += 1
             name = _text(event.name)
-            dropped = _count(event.dropped_attributes_count)
+            dropped = checked_count(event.dropped_attributes_count)
             self._event_rows.append((event_row, span_row, ordinal, time, time, name, dropped))
             attrs = self._attrs(event.attributes, "event", event_row)[0]
             canon.append(canonical.event(time, name, dropped, attrs))
@@ -388,13 +355,13 @@ class FastDecoder(FastAttributes):
         canon: list[Any] = []
         nxt = self._next
         for ordinal, link in enumerate(links):
-            trace_id = _id(link.trace_id, 16)
-            span_id = _id(link.span_id, 8)
+            trace_id = checked_id(link.trace_id, 16)
+            span_id = checked_id(link.span_id, 8)
             link_row = nxt["links"]
             nxt["links"] += 1
             trace_state = _text(link.trace_state)
-            flags = _flags(link.flags)
-            dropped = _count(link.dropped_attributes_count)
+            flags = checked_flags(link.flags)
+            dropped = checked_count(link.dropped_attributes_count)
             self._link_rows.append(
                 (link_row, span_row, ordinal, trace_id, span_id, trace_state, flags, dropped)
             )
@@ -404,13 +371,3 @@ class FastDecoder(FastAttributes):
 
 
 _TABLES = ("resources", "scopes", "spans", "attributes", "events", "links")
-
-
-def _event_time(raw: str) -> int | None:
-    """An event time: canonical decimal; 0 reads as unknown (as in the reference)."""
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > _INT64_DIGITS:
-        raise FallbackError
-    value = int(raw)
-    if value > INT64_MAX:
-        raise FallbackError  # W_TIME_OUT_OF_RANGE
-    return value or None
