@@ -1,10 +1,10 @@
-"""The OpenInference and OTel GenAI / MCP / JSON-RPC keys the adapter reads (TRACE-FORMAT §2, §8).
+"""The keys the attribute reading classifies and reads wide (TRACE-FORMAT §2, §3.5, §8).
 
-Three vocabularies meet in one trace: OpenInference (`llm.*`, `tool.*`, `input.value`, …),
-OTel GenAI / MCP / JSON-RPC (`gen_ai.*`, `mcp.method.name`, `rpc.*`, `jsonrpc.*`) and the
-`mcp.app.*` eval contract (its keys: `evidence.contract_keys`). Every alias of §8 is listed
-here once, in preference order; readers take the first alias that holds a usable value.
-`READ_KEYS` joins both sides: every key the adapter reads wide, with the spans it is read on.
+The transcript keys (OpenInference `llm.*_messages.*`, `input.value`; GenAI's deprecated
+`gen_ai.prompt*` / `gen_ai.completion*`) are read as long rows (`evidence.classify`): the
+requested tool calls, the user's ask, whether content was captured. `READ_KEYS` lists every
+key read wide — the `mcp.app.*` contract's (`evidence.contract_keys`), each on the spans of
+its owner class, and the convention readers' (`evidence.readers`), on every span.
 """
 
 from __future__ import annotations
@@ -25,75 +25,12 @@ from valuechain.evidence.contract_keys import (
     measurement_key,
     stage_key,
 )
+from valuechain.evidence.readers import KEYS as CONVENTION_KEYS
 
-# --- aliases (§8; first = preferred) ------------------------------------------------------
-
-ERROR_CODE: tuple[str, ...] = (
-    "rpc.status_code",
-    "rpc.response.status_code",
-    "rpc.jsonrpc.error_code",
-    "error.type",  # only when it is a numeric string (§3.7.1 (2))
-)
-REQUEST_ID: tuple[str, ...] = ("jsonrpc.request.id", "rpc.jsonrpc.request_id")
-JSONRPC_VERSION: tuple[str, ...] = ("jsonrpc.protocol.version", "rpc.jsonrpc.version")
-PROVIDER: tuple[str, ...] = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")
-REQUEST_MODEL: tuple[str, ...] = (
-    "gen_ai.request.model",
-    "llm.request.model_name",
-    "llm.model_name",
-)
-RESPONSE_MODEL: tuple[str, ...] = (
-    "gen_ai.response.model",
-    "llm.response.model_name",
-    "llm.model_name",
-)
-INPUT_TOKENS: tuple[str, ...] = (
-    "gen_ai.usage.input_tokens",
-    "gen_ai.usage.prompt_tokens",
-    "llm.token_count.prompt",
-)
-OUTPUT_TOKENS: tuple[str, ...] = (
-    "gen_ai.usage.output_tokens",
-    "gen_ai.usage.completion_tokens",
-    "llm.token_count.completion",
-)
-TOOL_NAME: tuple[str, ...] = ("tool.name", "gen_ai.tool.name")  # then the span-name suffix
-TOOL_CALL_ID: tuple[str, ...] = ("tool_call.id", "gen_ai.tool.call.id", "tool.id")
-TOOL_ARGUMENTS: tuple[str, ...] = (
-    "input.value",
-    "gen_ai.tool.call.arguments",
-    "tool_call.function.arguments",
-)
-TOOL_RESULT: tuple[str, ...] = ("output.value", "gen_ai.tool.call.result")
-SESSION: tuple[str, ...] = ("session.id", "gen_ai.conversation.id")
-MCP_SESSION: Final = "mcp.session.id"  # the MCP transport session: a different thing
-# The keys that join several traces into one trial (`evidence.grouping`), in preference order.
-TRIAL_SESSION: tuple[str, ...] = (MCP_SESSION, "gen_ai.conversation.id", "session.id")
-EVALUATION_PREFIXES: tuple[str, ...] = (
-    "mcp.app.grader.",
-    "gen_ai.evaluation.",
-    "evaluation.",
-    "annotation.",
-)
-# Span-name prefixes whose suffix is the tool name (last resort of §8 "Tool name"); the MCP
-# Python SDK names its client spans `MCP send {method} {target}` (mcp 2.3.0,
-# `mcp/shared/jsonrpc_dispatcher.py`).
-TOOL_NAME_PREFIXES: tuple[str, ...] = ("tools/call ", "execute_tool ", "MCP send tools/call ")
+# --- keys read as long rows -----------------------------------------------------------------
 
 GENAI_INPUT_MESSAGES: Final = "gen_ai.input.messages"
-GENAI_OPERATION: Final = "gen_ai.operation.name"
-MCP_METHOD: Final = "mcp.method.name"
-ERROR_TYPE: Final = "error.type"
 INPUT_VALUE: Final = "input.value"
-TOOL_ERROR_TYPE: Final = "tool_error"  # error.type of a CallToolResult with isError (§2.3)
-
-# Inference operations (§2.2) whose spans count as model steps and carry token usage.
-INFERENCE_OPERATIONS: frozenset[str] = frozenset({"chat", "text_completion", "generate_content"})
-EXECUTE_TOOL: Final = "execute_tool"
-TOOLS_CALL: Final = "tools/call"
-INITIALIZE: Final = "initialize"
-SERVER_DISCOVER: Final = "server/discover"  # MCP 2026-07-28: the stateless lifecycle's set-up
-TOOLS_LIST: Final = "tools/list"
 
 # Flattened message keys (§2.1): the requested calls and the roles of input messages.
 LLM_TOOL_CALL_KEY: Final = re.compile(
@@ -123,34 +60,7 @@ TOOL_CALL_FIELDS: Mapping[str, str] = MappingProxyType(
 LLM_OUTPUT_PREFIX: Final = "llm.output_messages."
 LLM_INPUT_PREFIX: Final = "llm.input_messages."
 
-# traceloop / OpenLLMetry keys (`@traceloop/ai-semantic-conventions` `SpanAttributes`, read in
-# `@traceloop/instrumentation-mcp` 0.27.0 `dist/index.js`); `evidence.mcp_spans` reads them.
-TRACELOOP_SPAN_KIND: Final = "traceloop.span.kind"  # `tool` on a tool span, `session`, …
-TRACELOOP_ENTITY_NAME: Final = "traceloop.entity.name"  # the tool's name on a tool span
-TRACELOOP_ENTITY_INPUT: Final = "traceloop.entity.input"  # JSON: {tool_name, arguments}
-TRACELOOP_ENTITY_OUTPUT: Final = "traceloop.entity.output"  # JSON: {result, is_error}
-TRACELOOP_TOOL: Final = "tool"
-
-# Non-contract keys read from spans, with the kind they are read as.
-FOREIGN_KEYS: Mapping[str, Kind] = MappingProxyType(
-    {
-        **dict.fromkeys(ERROR_CODE, Kind.TEXT),
-        **dict.fromkeys(REQUEST_ID, Kind.TEXT),
-        **dict.fromkeys(PROVIDER, Kind.STR),
-        **dict.fromkeys((*REQUEST_MODEL, *RESPONSE_MODEL), Kind.STR),
-        **dict.fromkeys((*INPUT_TOKENS, *OUTPUT_TOKENS), Kind.COUNT),
-        **dict.fromkeys((*TOOL_NAME, *TOOL_CALL_ID), Kind.TEXT),
-        **dict.fromkeys(SESSION, Kind.STR),
-        MCP_SESSION: Kind.STR,
-        GENAI_OPERATION: Kind.STR,
-        MCP_METHOD: Kind.STR,
-        TRACELOOP_SPAN_KIND: Kind.STR,
-        TRACELOOP_ENTITY_NAME: Kind.STR,
-        TRACELOOP_ENTITY_OUTPUT: Kind.STR,
-    }
-)
-
-# --- keys read wide (§3.5 contract keys and the foreign keys above) ---------------------
+# --- keys read wide (§3.5 contract keys, the readers' keys) --------------------------------
 
 _GRADER_READ = (
     "mcp.app.grader.kind",
@@ -177,17 +87,12 @@ _GRADER_READ = (
     "mcp.app.judge.verdict",
     "mcp.app.judge.attributed",
 )
-_ALL_READ = (
-    "mcp.app.redacted_keys",
-    "mcp.app.tool.outcome",
-)
 
 # Every key the adapter reads wide: its kind and the spans it is read on (the trial root's
-# keys only on trial roots, grader keys only on graders, …; foreign keys on every span).
+# keys only on trial roots, grader keys only on graders, …; the readers' keys on every span).
 READ_KEYS: Mapping[str, tuple[Kind, OwnerClass]] = MappingProxyType(
     {
-        **{key: (kind, OwnerClass.ALL) for key, kind in FOREIGN_KEYS.items()},
-        **{key: (SPAN_KEYS[key], OwnerClass.ALL) for key in _ALL_READ},
+        **{key: (kind, OwnerClass.ALL) for key, kind in CONVENTION_KEYS.items()},
         **{key: (kind, OwnerClass.TRIAL) for key, (kind, _) in ROOT_KEYS.items()},
         **{key: (SPAN_KEYS[key], OwnerClass.GRADER) for key in _GRADER_READ},
         "mcp.app.widget.status": (Kind.STR, OwnerClass.WIDGET),

@@ -120,14 +120,6 @@ def epoch_ms(ns: pl.Expr) -> pl.Expr:
     return pl.when(ns <= INT64_MAX).then(whole + rest)
 
 
-def first_non_null(frame: pl.DataFrame, names: tuple[str, ...]) -> pl.Expr:
-    """`coalesce` over the alias columns the frame has (§8: first alias wins)."""
-    present = [pl.col(n) for n in names if n in frame.columns]
-    if not present:
-        return pl.lit(None)
-    return pl.coalesce(present)
-
-
 def parse_int_code(text: pl.Expr) -> pl.Expr:
     """The integer a code string holds (`"-32602"` → −32602), null when it is not one."""
     stripped = text.str.strip_chars()

@@ -12,11 +12,12 @@ every span has a parent in the trace has a cycle (`E_PARENT_CYCLE`). Each of the
 reported once per trace.
 
 A session joins foreign traces (issue 39; the project's docs/spec/trace-format-3.8.md): traces of
-one import source that carry the same `mcp.session.id` — else the same
-`gen_ai.conversation.id`, else `session.id`, each trace read by the first of these keys any
-of its spans carries — are one trial, rooted at the earliest of their roots, every trace kept
-as its evidence. Only within one source: a source is one run (§3.8), and the derive step
-rebuilds whole runs, so every trace of a session is rebuilt together.
+one import source that carry the same MCP transport session (`mcp.session.id`) — else the
+same conversation (`gen_ai.conversation.id`), else the same application session
+(`session.id`), each trace read by the first of these any of its spans carries (the
+readers' columns, `TRIAL_SESSION`) — are one trial, rooted at the earliest of their roots,
+every trace kept as its evidence. Only within one source: a source is one run (§3.8), and
+the derive step rebuilds whole runs, so every trace of a session is rebuilt together.
 """
 
 from __future__ import annotations
@@ -26,10 +27,14 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from valuechain.contract.issues import Code
-from valuechain.evidence import conventions as cv
 from valuechain.evidence.contract_keys import Role
 from valuechain.evidence.evidence_frame import EvidenceFrame, need
 from valuechain.evidence.issues import EvidenceIssue, TrialLog
+from valuechain.evidence.readers import columns as c
+
+# The columns that join several traces into one trial, in preference order (the readers'
+# columns: `evidence.readers`).
+TRIAL_SESSION: tuple[str, ...] = (c.MCP_SESSION, c.CONVERSATION, c.APP_SESSION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +264,7 @@ def _session_keys(foreign: pl.DataFrame) -> pl.DataFrame:
         foreign.filter(pl.col(key).is_not_null()).select(
             "trace", pl.lit(rank).alias("rank"), pl.col(key).cast(pl.String).alias("value")
         )
-        for rank, key in enumerate(cv.TRIAL_SESSION)
+        for rank, key in enumerate(TRIAL_SESSION)
         if key in foreign.columns
     ]
     if not parts:

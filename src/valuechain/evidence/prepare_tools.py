@@ -15,12 +15,11 @@ import polars as pl
 from valuechain.contract.issues import Code
 from valuechain.contract.vocab import ToolErrorKind
 from valuechain.evidence import contract_keys as ck
-from valuechain.evidence import conventions as cv
 from valuechain.evidence import mcp_spans
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.contract_keys import OwnerClass
 from valuechain.evidence.evidence_frame import EvidenceFrame, need
-from valuechain.evidence.frames import epoch_ms, first_non_null, parse_int_code
+from valuechain.evidence.frames import epoch_ms
 from valuechain.evidence.groups import by_trial, gather_class, groups
 from valuechain.evidence.issues import (
     ORIGIN_UNKNOWN_MESSAGE,
@@ -28,6 +27,7 @@ from valuechain.evidence.issues import (
     EvidenceIssue,
     TrialLog,
 )
+from valuechain.evidence.readers import columns as c
 from valuechain.evidence.toolcalls import CLIENT_KIND
 
 TOOL_COLUMNS = (
@@ -73,19 +73,14 @@ def tool_frame(st: pl.DataFrame, attrs: Attributes) -> pl.DataFrame:
     contract = pl.col("t_contract")
     is_role = contract & (pl.col("role") == ck.Role.TOOL_CALL)
     tools = by_trial(st.filter(is_role | mcp_spans.is_tool_span()))
-    outcome = pl.when(contract).then(pl.col("mcp.app.tool.outcome"))
+    outcome = pl.when(contract).then(pl.col(c.TOOL_OUTCOME))
+    # the readers' columns `is_execution`, `call_id`, `tool_name`, `request_id`,
+    # `mcp_session`, `error_type` and `content_error` are read as they are
     tools = tools.with_columns(
         is_role.alias("is_role"),
-        mcp_spans.is_execution().alias("is_execution"),
         mcp_spans.is_transport().alias("is_transport"),
-        first_non_null(tools, cv.TOOL_CALL_ID).alias("call_id"),
-        mcp_spans.tool_name(tools).alias("tool_name"),
-        first_non_null(tools, cv.REQUEST_ID).alias("request_id"),
-        pl.col(cv.MCP_SESSION).alias("mcp_session"),
-        pl.coalesce([parse_int_code(pl.col(k)) for k in cv.ERROR_CODE]).alias("code"),
+        pl.col(c.ERROR_CODE).alias("code"),
         outcome.alias("outcome"),
-        pl.col(cv.ERROR_TYPE).alias("error_type"),
-        mcp_spans.content_error().alias("content_error"),
         epoch_ms(pl.col("start_ns")).alias("start_ms"),
         epoch_ms(pl.col("end_ns")).alias("end_ms"),
     )

@@ -13,14 +13,13 @@ from dataclasses import replace
 import polars as pl
 
 from valuechain.evidence import contract_keys as ck
-from valuechain.evidence import conventions as cv
 from valuechain.evidence import mcp_spans
 from valuechain.evidence.attributes import Attributes
 from valuechain.evidence.contract_keys import OwnerClass
 from valuechain.evidence.evidence_frame import EvidenceFrame, SourceRuns, need
-from valuechain.evidence.frames import first_non_null
-from valuechain.evidence.genai import inference_span, observed_variant
 from valuechain.evidence.groups import gather_class
+from valuechain.evidence.model_steps import inference_span, observed_variant
+from valuechain.evidence.readers import columns as c
 
 
 def source_run_id(sha256: str | bytes) -> str:
@@ -62,15 +61,15 @@ def trial_roots(
         attrs, OwnerClass.TRIAL, roots, contract & (pl.col("owner_class") == OwnerClass.TRIAL)
     )
     roots = pl.concat([roots, root_keys], how="horizontal")
-    is_llm = inference_span(st)
+    is_llm = inference_span()
     llm = st.filter(is_llm).sort("trial_index", "start_ns", "span_row", nulls_last=True)
     per_trial = (
         llm.group_by("trial_index")
         .agg(
-            first_non_null(llm, cv.INPUT_TOKENS).sum().alias("input_tokens"),
-            first_non_null(llm, cv.INPUT_TOKENS).count().alias("_n_in"),
-            first_non_null(llm, cv.OUTPUT_TOKENS).sum().alias("output_tokens"),
-            first_non_null(llm, cv.OUTPUT_TOKENS).count().alias("_n_out"),
+            pl.col(c.INPUT_TOKENS).sum().alias("input_tokens"),
+            pl.col(c.INPUT_TOKENS).count().alias("_n_in"),
+            pl.col(c.OUTPUT_TOKENS).sum().alias("output_tokens"),
+            pl.col(c.OUTPUT_TOKENS).count().alias("_n_out"),
         )
         .join(observed_variant(st, is_llm), on="trial_index", how="full", coalesce=True)
     )
@@ -85,9 +84,7 @@ def trial_roots(
         )
         .any()
         .alias("evidence_incomplete"),
-        (pl.col("t_contract") & pl.col("mcp.app.redacted_keys").is_not_null())
-        .any()
-        .alias("_redacted_span"),
+        (pl.col("t_contract") & pl.col(c.REDACTION_DECLARED)).any().alias("_redacted_span"),
         pl.col("dup_group").is_not_null().any().alias("duplicate_conflict"),
     )
     user_ask = _user_ask_trials(st, attrs, trials["root_row"])

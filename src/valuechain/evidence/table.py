@@ -16,10 +16,10 @@ import pyarrow as pa
 
 from valuechain.contract.issues import VERSION_CODES
 from valuechain.contract.tables import EVIDENCE_TRIALS, TOOL_CALLS
-from valuechain.evidence import conventions as cv
 from valuechain.evidence.evidence_frame import EvidenceFrame, need
-from valuechain.evidence.frames import epoch_ms, first_non_null, timestamp
+from valuechain.evidence.frames import epoch_ms, timestamp
 from valuechain.evidence.groups import offsets
+from valuechain.evidence.readers import columns as c
 
 # trials column ← root wide column, for the columns copied as sent (contract trials only).
 _COPIED = {
@@ -153,7 +153,7 @@ def trials_table(roots: pl.DataFrame, codes: Sequence[tuple[int, str]]) -> pa.Ta
         "source_id",
         "contract",
         # the session that joined the trial's traces, else the root's own session key
-        pl.coalesce(pl.col("session"), first_non_null(r, cv.SESSION)).alias("session_id"),
+        pl.coalesce("session", c.APP_SESSION, c.CONVERSATION).alias("session_id"),
     )
     return frame.to_arrow().select(EVIDENCE_TRIALS.names).cast(EVIDENCE_TRIALS)
 

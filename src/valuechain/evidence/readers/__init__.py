@@ -1,0 +1,131 @@
+"""The input conventions as readers: each fills the normalised span columns it speaks for.
+
+A trace mixes conventions — the valuechain eval convention (`mcp.app.*`), OpenInference,
+OTel GenAI, OTel MCP / JSON-RPC, traceloop / OpenLLMetry — and each is one module here, a
+`Reader` of the spans frame (`name`, `oi` and the wide attribute columns the reading step
+scattered). `READERS` lists them; `PREFERENCE` says, per normalised column
+(`readers.columns.COLUMNS`), whose value wins: the first reader, in that order, that says
+anything (TRACE-FORMAT §8, first alias = preferred). A flag is raised when any reader raises
+it. `read_conventions` runs them once, in the reading step (`evidence.reading`); no later
+pass reads a convention's key or asks which convention wrote a span.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from types import MappingProxyType
+
+import polars as pl
+
+from valuechain.evidence.contract_keys import Kind
+from valuechain.evidence.readers import columns as c
+from valuechain.evidence.readers import genai, openinference, otel_mcp, traceloop, valuechain
+from valuechain.evidence.readers.columns import Aliases, Reader
+
+READERS: tuple[Reader, ...] = (
+    valuechain.READER,  # mcp.app.*: the producer's tool outcome, redacted keys
+    openinference.READER,  # openinference.span.kind, tool.*, llm.*, session.id
+    genai.READER,  # gen_ai.*
+    otel_mcp.READER,  # mcp.*, rpc.*, jsonrpc.*, error.type, the SDK's span names
+    traceloop.READER,  # traceloop.*, `{method}.mcp` / `{tool}.tool` span names
+)
+
+_VC, _OI, _GENAI, _MCP, _TL = (r.name for r in READERS)
+
+# Per column, the readers in order of preference. A reader named twice gives its first alias
+# at its first place and its next alias at the second (§8 interleaves some conventions).
+PREFERENCE: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        c.MCP_METHOD: (_MCP, _TL),  # mcp.method.name, a `{method}.mcp` name
+        c.IS_EXECUTION: (_OI, _GENAI, _TL),
+        # tool.name, gen_ai.tool.name, a traceloop tool's entity name; last, a span name's
+        # suffix (`execute_tool X`, `tools/call X`, `MCP send tools/call X`)
+        c.TOOL_NAME: (_OI, _GENAI, _TL, _GENAI, _MCP, _MCP),
+        c.CALL_ID: (_OI, _GENAI, _OI),  # tool_call.id, gen_ai.tool.call.id, tool.id
+        c.REQUEST_ID: (_MCP,),
+        c.MCP_SESSION: (_MCP,),
+        c.ERROR_CODE: (_MCP,),
+        c.ERROR_TYPE: (_MCP,),
+        c.CONTENT_ERROR: (_MCP, _TL),  # error.type = tool_error, `"is_error": true`
+        c.TOOL_OUTCOME: (_VC,),
+        c.MODEL_STEP: (_OI, _GENAI),  # an LLM span, an inference operation
+        c.NAMES_MODEL: (_GENAI,),
+        c.KIND_DECLARED: (_OI,),
+        c.PROVIDER: (_GENAI, _OI),
+        c.REQUEST_MODEL: (_GENAI, _OI),
+        c.RESPONSE_MODEL: (_GENAI, _OI),
+        c.INPUT_TOKENS: (_GENAI, _OI),
+        c.OUTPUT_TOKENS: (_GENAI, _OI),
+        c.APP_SESSION: (_OI,),
+        c.CONVERSATION: (_GENAI,),
+        c.REDACTION_DECLARED: (_VC,),
+    }
+)
+
+# Every key a reader reads wide, on every span, with the kind it is read as.
+KEYS: Mapping[str, Kind] = MappingProxyType(
+    {
+        **valuechain.KEYS,
+        **openinference.KEYS,
+        **genai.KEYS,
+        **otel_mcp.KEYS,
+        **traceloop.KEYS,
+    }
+)
+
+
+def read_conventions(spans: pl.DataFrame) -> pl.DataFrame:
+    """The normalised columns of `COLUMNS`, a row per span of `spans` (which holds `name`,
+    `oi` and a column per key of `KEYS`)."""
+    said: dict[str, Aliases] = {}
+    scattered: list[pl.Series] = []
+    for reader in READERS:
+        aliases = reader.aliases()
+        if reader.spans is not None:
+            scattered += _read_over(spans, reader, aliases)
+            aliases = {
+                column: tuple(pl.col(_slot(reader, column, i)) for i in range(len(exprs)))
+                for column, exprs in aliases.items()
+            }
+        said[reader.name] = aliases
+    frame = spans.with_columns(scattered) if scattered else spans
+    return frame.select(_combined(column, said) for column in c.COLUMNS)
+
+
+def _slot(reader: Reader, column: str, i: int) -> str:
+    return f"\x1f{reader.name}\x1f{column}\x1f{i}"
+
+
+def _read_over(spans: pl.DataFrame, reader: Reader, aliases: Aliases) -> list[pl.Series]:
+    """`reader`'s aliases evaluated over the spans it can speak for only, null elsewhere."""
+    assert reader.spans is not None
+    slots = {
+        _slot(reader, column, i): (expr, c.COLUMNS[column])
+        for column, exprs in aliases.items()
+        for i, expr in enumerate(exprs)
+    }
+    part = (
+        spans.lazy()
+        .with_row_index("_row")
+        .filter(reader.spans())
+        .select("_row", *(expr.cast(dtype).alias(n) for n, (expr, dtype) in slots.items()))
+        .collect()
+    )
+    out = []
+    for name, (_, dtype) in slots.items():
+        empty = pl.repeat(None, spans.height, dtype=dtype, eager=True).alias(name)
+        out.append(empty.scatter(part["_row"], part[name]) if part.height else empty)
+    return out
+
+
+def _combined(column: str, said: Mapping[str, Aliases]) -> pl.Expr:
+    """The first non-null alias of `column` in `PREFERENCE` order (a flag: False if none)."""
+    taken: Counter[str] = Counter()
+    exprs = []
+    for name in PREFERENCE[column]:
+        exprs.append(said[name][column][taken[name]])
+        taken[name] += 1
+    dtype = c.COLUMNS[column]
+    combined = pl.coalesce(exprs).cast(dtype)
+    return (combined.fill_null(False) if dtype == pl.Boolean else combined).alias(column)
