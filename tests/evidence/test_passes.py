@@ -2,7 +2,9 @@
 
 `build_trials` must run exactly the listed passes, top to bottom, once each; every pass must
 return a new frame and leave the one it was given as it was, so that the same frame in gives
-the same frame out.
+the same frame out. The input conventions are not passes: the first pass runs their readers
+(`evidence.readers`), and what the later passes get is the readers' columns, no convention's
+keys.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import pytest
 from evidence_builders import EXAMPLE, drop_attr, example_spans, request, resource, root
 
 from valuechain.evidence import contract_keys as ck
-from valuechain.evidence import passes
+from valuechain.evidence import passes, readers
 from valuechain.evidence.evidence_frame import EvidenceFrame
+from valuechain.evidence.readers import columns
 from valuechain.evidence.trials import build_trials
 from valuechain.ingest.decode import decode_export
 
@@ -123,6 +126,18 @@ def test_each_pass_is_pure(shared: Path, name: str) -> None:
     assert frame.trial_table is not None and frame.trial_table.num_rows > 0
     if name == "missing-key":
         assert frame.codes and frame.issues  # the checks that add codes and issues were run
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_later_passes_get_the_readers_columns_not_the_conventions_keys(
+    shared: Path, name: str
+) -> None:
+    spans, attributes, sources = INPUTS[name](shared)
+    read = passes.PASSES[0](EvidenceFrame(spans, attributes, source_runs=sources))
+    assert read.spans is not None
+    assert set(columns.COLUMNS) <= set(read.spans.columns)
+    assert not set(readers.KEYS) & set(read.spans.columns)
+    assert "oi" not in read.spans.columns
 
 
 def test_a_pass_before_what_it_reads_is_refused(shared: Path) -> None:

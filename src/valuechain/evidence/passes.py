@@ -5,7 +5,9 @@ over it, top to bottom: each pass is a pure function from the frame to a new fra
 what the passes above it filled and adds its own fields, exclusion codes and issues; see
 `evidence_frame`), in a module of its own, so the build never goes back to an earlier step.
 The order is the order of TRACE-FORMAT §5.2's issues in `trial_issues`, and the order of each
-excluded trial's codes.
+excluded trial's codes. The input conventions are not passes but readers
+(`evidence.readers.READERS`), run once by the first pass: every later pass reads the
+normalised columns they fill and never a convention's keys.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from valuechain.evidence.tree import tree_pass
 Pass = Callable[[EvidenceFrame], EvidenceFrame]
 
 PASSES: tuple[Pass, ...] = (
-    reading_pass,  # spans normalised, attributes read by key class (every convention's keys)
+    reading_pass,  # spans normalised, attributes read, the convention readers' columns
     grouping_pass,  # spans → trials (contract roots, foreign roots, sessions)
     tree_pass,  # orphans, children outside their parent
     contract_types_pass,  # contract keys of a wrong type, unknown keys

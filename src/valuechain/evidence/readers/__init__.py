@@ -83,40 +83,32 @@ def read_conventions(spans: pl.DataFrame) -> pl.DataFrame:
     for reader in READERS:
         aliases = reader.aliases()
         if reader.spans is not None:
-            scattered += _read_over(spans, reader, aliases)
-            aliases = {
-                column: tuple(pl.col(_slot(reader, column, i)) for i in range(len(exprs)))
+            rows = spans.select(pl.arg_where(reader.spans())).to_series()
+            said[reader.name] = {
+                column: tuple(
+                    _slot(spans, rows, expr, c.COLUMNS[column], scattered) for expr in exprs
+                )
                 for column, exprs in aliases.items()
             }
-        said[reader.name] = aliases
+        else:
+            said[reader.name] = aliases
     frame = spans.with_columns(scattered) if scattered else spans
     return frame.select(_combined(column, said) for column in c.COLUMNS)
 
 
-def _slot(reader: Reader, column: str, i: int) -> str:
-    return f"\x1f{reader.name}\x1f{column}\x1f{i}"
-
-
-def _read_over(spans: pl.DataFrame, reader: Reader, aliases: Aliases) -> list[pl.Series]:
-    """`reader`'s aliases evaluated over the spans it can speak for only, null elsewhere."""
-    assert reader.spans is not None
-    slots = {
-        _slot(reader, column, i): (expr, c.COLUMNS[column])
-        for column, exprs in aliases.items()
-        for i, expr in enumerate(exprs)
-    }
-    part = (
-        spans.lazy()
-        .with_row_index("_row")
-        .filter(reader.spans())
-        .select("_row", *(expr.cast(dtype).alias(n) for n, (expr, dtype) in slots.items()))
-        .collect()
+def _slot(
+    spans: pl.DataFrame, rows: pl.Series, expr: pl.Expr, dtype: pl.DataType, out: list[pl.Series]
+) -> pl.Expr:
+    """`expr` evaluated over the span `rows` only, null elsewhere: a column added to `out`,
+    or a null literal when there are no such rows (most batches)."""
+    if rows.is_empty():
+        return pl.lit(None, dtype)
+    part = spans[rows].select(expr.cast(dtype)).to_series()
+    name = f"\x1fslot{len(out)}"
+    out.append(
+        pl.repeat(None, spans.height, dtype=dtype, eager=True).scatter(rows, part).alias(name)
     )
-    out = []
-    for name, (_, dtype) in slots.items():
-        empty = pl.repeat(None, spans.height, dtype=dtype, eager=True).alias(name)
-        out.append(empty.scatter(part["_row"], part[name]) if part.height else empty)
-    return out
+    return pl.col(name)
 
 
 def _combined(column: str, said: Mapping[str, Aliases]) -> pl.Expr:
