@@ -77,37 +77,42 @@ KEYS: Mapping[str, Kind] = MappingProxyType(
 
 def read_conventions(spans: pl.DataFrame) -> pl.DataFrame:
     """The normalised columns of `COLUMNS`, a row per span of `spans` (which holds `name`,
-    `oi` and a column per key of `KEYS`)."""
+    `oi` and a column per key of `KEYS`). A reader that speaks for some spans only is
+    evaluated over those rows alone; its aliases are null elsewhere."""
     said: dict[str, Aliases] = {}
     scattered: list[pl.Series] = []
     for reader in READERS:
         aliases = reader.aliases()
         if reader.spans is not None:
             rows = spans.select(pl.arg_where(reader.spans())).to_series()
-            said[reader.name] = {
+            subset = spans[rows] if len(rows) else None
+            aliases = {
                 column: tuple(
-                    _slot(spans, rows, expr, c.COLUMNS[column], scattered) for expr in exprs
+                    _slot(subset, rows, spans.height, expr, c.COLUMNS[column], scattered)
+                    for expr in exprs
                 )
                 for column, exprs in aliases.items()
             }
-        else:
-            said[reader.name] = aliases
+        said[reader.name] = aliases
     frame = spans.with_columns(scattered) if scattered else spans
     return frame.select(_combined(column, said) for column in c.COLUMNS)
 
 
 def _slot(
-    spans: pl.DataFrame, rows: pl.Series, expr: pl.Expr, dtype: pl.DataType, out: list[pl.Series]
+    subset: pl.DataFrame | None,
+    rows: pl.Series,
+    height: int,
+    expr: pl.Expr,
+    dtype: pl.DataType,
+    out: list[pl.Series],
 ) -> pl.Expr:
-    """`expr` evaluated over the span `rows` only, null elsewhere: a column added to `out`,
-    or a null literal when there are no such rows (most batches)."""
-    if rows.is_empty():
+    """`expr` over the `subset` of spans at `rows`, as a column of `height` rows null
+    elsewhere, added to `out`; a null literal when there is no such span (most batches)."""
+    if subset is None:
         return pl.lit(None, dtype)
-    part = spans[rows].select(expr.cast(dtype)).to_series()
+    part = subset.select(expr.cast(dtype)).to_series()
     name = f"\x1fslot{len(out)}"
-    out.append(
-        pl.repeat(None, spans.height, dtype=dtype, eager=True).scatter(rows, part).alias(name)
-    )
+    out.append(pl.repeat(None, height, dtype=dtype, eager=True).scatter(rows, part).alias(name))
     return pl.col(name)
 
 
