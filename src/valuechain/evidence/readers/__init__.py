@@ -7,7 +7,9 @@ scattered). `READERS` lists them; `PREFERENCE` says, per normalised column
 (`readers.columns.COLUMNS`), whose value wins: the first reader, in that order, that says
 anything (TRACE-FORMAT §8, first alias = preferred). A flag is raised when any reader raises
 it. `read_conventions` runs them once, in the reading step (`evidence.reading`); no later
-pass reads a convention's key or asks which convention wrote a span.
+pass reads a convention's key or asks which convention wrote a span. (MCPJam SDK results
+need no reader of their own: the import translates them into spans under the eval
+convention, `ingest.mcpjam`.)
 """
 
 from __future__ import annotations
