@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
+import resource
 import subprocess
 import time
 from collections.abc import Callable
@@ -144,3 +146,46 @@ def tree_usage(command: list[str], every: float = 0.1) -> TreeUsage:
             raise subprocess.CalledProcessError(process.returncode, command)
     wall = time.perf_counter() - start
     return TreeUsage(pss, rss, main, wall, sum(seen.values()), seen.get(process.pid, 0.0))
+
+
+def tree_cpu_seconds() -> float:
+    """This process's CPU time, its finished children's, and its live children's with theirs.
+
+    The derive step's workers are forked by multiprocessing's fork server, a child that lives
+    as long as this process: they are its children, not ours, so ``RUSAGE_CHILDREN`` never
+    sees them; the server's own counters do, once it has reaped them (``_live_children_cpu``).
+    """
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime + _live_children_cpu()
+
+
+def _live_children_cpu() -> float:
+    """CPU seconds of this process's live children and of the children they reaped (Linux
+    ``/proc/PID/stat``: utime, stime, cutime, cstime; 0 elsewhere), read until two reads
+    agree, so a worker that just exited is counted once its parent has reaped it."""
+    last = -1.0
+    for _ in range(50):
+        now = sum(_tree_ticks(pid) for pid in _children()) / os.sysconf("SC_CLK_TCK")
+        if now == last:
+            break
+        last = now
+        time.sleep(0.02)
+    return max(last, 0.0)
+
+
+def _children() -> list[int]:
+    me = os.getpid()
+    found = []
+    for task in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = task.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == me:  # fields[1]: the parent's pid
+                found.append(int(task.parent.name))
+    return found
+
+
+def _tree_ticks(pid: int) -> int:
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(f) for f in fields[11:15])  # utime stime cutime cstime (clock ticks)
+    return 0

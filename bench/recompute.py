@@ -35,7 +35,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import Timing, machine
+from bench.common import Timing, machine, tree_cpu_seconds
 from bench.stores import build_evidence_store, build_history_store
 from valuechain.pipeline.derive import DeriveSummary, derive_traces
 from valuechain.pipeline.recompute import RecomputeResult, recompute
@@ -62,52 +62,9 @@ def timed_phase(name: str, fn: Callable[[], object]) -> tuple[Phase, object]:
     so the peak is this step's own, not the store build's before it."""
     with contextlib.suppress(OSError):
         Path("/proc/self/clear_refs").write_text("5")
-    wall, cpu = time.perf_counter(), _cpu_seconds()
+    wall, cpu = time.perf_counter(), tree_cpu_seconds()
     result = fn()
-    return Phase(name, time.perf_counter() - wall, _cpu_seconds() - cpu, _peak_mb()), result
-
-
-def _cpu_seconds() -> float:
-    """This process's CPU time, its finished children's, and its live children's with theirs.
-
-    The derive step's workers are forked by multiprocessing's fork server, a child that lives
-    as long as this process: they are its children, not ours, so ``RUSAGE_CHILDREN`` never
-    sees them; the server's own counters do, once it has reaped them (``_live_children_cpu``).
-    """
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime + _live_children_cpu()
-
-
-def _live_children_cpu() -> float:
-    """CPU seconds of this process's live children and of the children they reaped (Linux
-    ``/proc/PID/stat``: utime, stime, cutime, cstime; 0 elsewhere), read until two reads
-    agree, so a worker that just exited is counted once its parent has reaped it."""
-    last = -1.0
-    for _ in range(50):
-        now = sum(_tree_ticks(pid) for pid in _children()) / os.sysconf("SC_CLK_TCK")
-        if now == last:
-            break
-        last = now
-        time.sleep(0.02)
-    return max(last, 0.0)
-
-
-def _children() -> list[int]:
-    me = os.getpid()
-    found = []
-    for task in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = task.read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == me:  # fields[1]: the parent's pid
-                found.append(int(task.parent.name))
-    return found
-
-
-def _tree_ticks(pid: int) -> int:
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return sum(int(f) for f in fields[11:15])  # utime stime cutime cstime (clock ticks)
-    return 0
+    return Phase(name, time.perf_counter() - wall, tree_cpu_seconds() - cpu, _peak_mb()), result
 
 
 def _peak_mb() -> int:
