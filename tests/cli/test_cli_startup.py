@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -25,10 +26,11 @@ def _env() -> dict[str, str]:
     }
 
 
-def _loaded_after(code: str) -> list[str]:
-    """The heavy modules a fresh interpreter holds after running ``code`` (said on standard
-    error after a marker: what the code prints is not ours to read)."""
-    report = f"print('loaded:', *(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
+def _held_after(code: str, modules: Sequence[str], prefix: str = "") -> list[str]:
+    """Which of ``modules`` (each after ``prefix``) a fresh interpreter holds after running
+    ``code`` (said on standard error after a marker: what the code prints is not ours to read)."""
+    held = f"(m for m in {list(modules)!r} if {prefix!r} + m in sys.modules)"
+    report = f"print('held:', *{held}, file=sys.stderr)"
     done = subprocess.run(
         [sys.executable, "-c", f"{code}\nimport sys\n{report}"],
         capture_output=True,
@@ -36,8 +38,13 @@ def _loaded_after(code: str) -> list[str]:
         env=_env(),
         check=True,
     )
-    marker = [line for line in done.stderr.splitlines() if line.startswith("loaded:")]
+    marker = [line for line in done.stderr.splitlines() if line.startswith("held:")]
     return marker[-1].split()[1:]
+
+
+def _loaded_after(code: str) -> list[str]:
+    """The heavy modules a fresh interpreter holds after running ``code``."""
+    return _held_after(code, HEAVY)
 
 
 def test_importing_the_command_line_loads_no_engine() -> None:
@@ -109,17 +116,6 @@ def test_the_command_table_names_each_commands_module() -> None:
 
 
 def test_a_command_imports_its_own_module_alone(demo_store: Path) -> None:
-    modules = f"{sorted(set(COMMAND_MODULES.values()))!r}"
-    probe = (
-        f"{_command(demo_store, 'runs')}\n"
-        f"print('modules:', *(m for m in {modules} if 'valuechain.cli.' + m in sys.modules))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", f"import sys\n{probe}"],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        check=True,
-    )
-    (line,) = (line for line in done.stdout.splitlines() if line.startswith("modules:"))
-    assert line.split()[1:] == ["funnels"]
+    modules = sorted(set(COMMAND_MODULES.values()))
+    held = _held_after(_command(demo_store, "runs"), modules, prefix="valuechain.cli.")
+    assert held == ["funnels"]
