@@ -20,6 +20,8 @@ from valuechain.query.statements import query_frame, query_rows
 if TYPE_CHECKING:  # `run_rows` and the counts need no engine but DuckDB
     import polars as pl
 
+_RUNS = "query/runs.sql"  # the listing, as a frame or as rows
+
 
 @dataclass(frozen=True, slots=True)
 class StoreContents:
@@ -62,9 +64,6 @@ def runs_frame(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 def run_rows(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """`runs_frame` as Python rows: a listing for the terminal loads no DataFrame engine."""
     return query_rows(con, _RUNS)
-
-
-_RUNS = "query/runs.sql"
 
 
 def store_contents(con: duckdb.DuckDBPyConnection) -> StoreContents:

@@ -12,7 +12,7 @@ from valuechain.ingest.otlp.fast_attributes import FallbackError
 from valuechain.ingest.otlp.scalars import UINT32_MAX
 
 # a longer decimal is beyond int64 (or padded with zeros): not converted, the reference says
-INT64_DIGITS = 19
+_INT64_DIGITS = 19
 
 
 def checked_id(raw: str, size: int) -> bytes:
@@ -30,10 +30,10 @@ def checked_id(raw: str, size: int) -> bytes:
 
 def checked_time(raw: str | UnsetType) -> int:
     """A canonical, non-zero, int64-sized decimal time (anything else is not the fast path)."""
-    if raw is UNSET or not (raw.isascii() and raw.isdigit()) or len(raw) > INT64_DIGITS:
+    if raw is UNSET:
         raise FallbackError
-    value = int(raw)
-    if not 0 < value <= INT64_MAX:
+    value = _int64(raw)
+    if not value:
         raise FallbackError
     return value
 
@@ -56,9 +56,14 @@ def checked_flags(value: int | UnsetType) -> int | None:
 
 def checked_event_time(raw: str) -> int | None:
     """An event time: canonical decimal; 0 reads as unknown (as in the reference)."""
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > INT64_DIGITS:
+    return _int64(raw) or None
+
+
+def _int64(raw: str) -> int:
+    """A canonical decimal within int64 (beyond it: W_TIME_OUT_OF_RANGE in the reference)."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > _INT64_DIGITS:
         raise FallbackError
     value = int(raw)
     if value > INT64_MAX:
-        raise FallbackError  # W_TIME_OUT_OF_RANGE
-    return value or None
+        raise FallbackError
+    return value
